@@ -1,0 +1,50 @@
+/**
+ * The environment variables the service reads, in one table: field → variable(s) → default.
+ * Nothing else in the code base reads process.env.
+ */
+export interface EnvConfig {
+    /** Listening port. */
+    port: number;
+    /** Root of the embedded local storage. */
+    storageDir: string;
+    /** Public base URL used in detailUrl, nextPageUrl and /info endpoints. */
+    publicBaseUrl: string;
+    /** X-Forwarded-For hops to trust; 0 trusts none (the socket address is the client). */
+    trustProxyHops: number;
+    /** Operator-only exemptions from the SSRF guard (IPs/CIDRs). */
+    ssrfAllowlist: string[];
+    /** Running on the Apify platform. */
+    onPlatform: boolean;
+    /** Raw JSON of the `INPUT` override, if any. */
+    inputOverride: string | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+const first = (env: Env, names: string[]): string | undefined => {
+    for (const name of names) {
+        const value = env[name];
+        if (value !== undefined && value !== '') return value;
+    }
+    return undefined;
+};
+
+/** Reads the env table once. */
+export function readEnv(env: Env = process.env): EnvConfig {
+    const port = Number(first(env, ['ACTOR_WEB_SERVER_PORT', 'APIFY_CONTAINER_PORT']) ?? 8080);
+    const onPlatform = env.APIFY_IS_AT_HOME === '1' || env.APIFY_IS_AT_HOME === 'true';
+    const trustProxy = env.TRUST_PROXY;
+    const trustProxyHops = trustProxy !== undefined && trustProxy !== '' ? Number(trustProxy) : onPlatform ? 1 : 0;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ACTOR_WEB_SERVER_PORT: not a port number`);
+    if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new Error('TRUST_PROXY: must be a whole number of hops');
+    const publicBaseUrl = (first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+    return {
+        port,
+        storageDir: first(env, ['CRAWLEE_STORAGE_DIR', 'APIFY_LOCAL_STORAGE_DIR']) ?? './storage',
+        publicBaseUrl,
+        trustProxyHops,
+        ssrfAllowlist: (env.SSRF_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+        onPlatform,
+        inputOverride: env.INPUT,
+    };
+}

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { ConfigError } from '../errors.js';
+
+/** Signature verification settings (see DECISIONS.md). */
+export interface SignatureConfig {
+    provider: 'stripe' | 'shopify' | 'github' | 'slack' | 'custom';
+    headerName?: string;
+    algorithm?: 'sha1' | 'sha256' | 'sha512';
+    encoding?: 'hex' | 'base64';
+    timestampKey?: string;
+    tolerance?: number;
+    secret?: string;
+}
+
+/** Run input after validation and defaults: the fields of INPUT_SCHEMA.json. */
+export interface InputConfig {
+    urlCount: number;
+    retentionHours: number;
+    authKey?: string;
+    allowedIps: string[];
+    rateLimitPerMinute: number;
+    maskSensitiveData: boolean;
+    redactBodyPaths: string[];
+    defaultResponseCode: number;
+    defaultResponseBody: string;
+    defaultResponseHeaders: Record<string, string>;
+    responseDelayMs: number;
+    maxPayloadSize: number;
+    enableJSONParsing: boolean;
+    jsonSchema?: Record<string, unknown>;
+    signatureVerification?: SignatureConfig;
+    signatureVerificationSecret?: string;
+    customScript?: string;
+    forwardUrl?: string;
+    replayMaxRetries: number;
+    replayTimeoutMs: number;
+}
+
+interface ApifyInputSchema {
+    properties: Record<string, Record<string, unknown>>;
+}
+
+const schemaUrl = new URL('../../INPUT_SCHEMA.json', import.meta.url);
+
+/** The actor's input schema, the single source of the input fields and their defaults. */
+export const inputSchema: ApifyInputSchema = JSON.parse(readFileSync(schemaUrl, 'utf8')) as ApifyInputSchema;
+
+// Apify-only keywords (editor, sectionCaption, isSecret, ...) are ignored by ajv in non-strict mode.
+const ajv = new Ajv({ strict: false, useDefaults: true, allErrors: false });
+const validate = ajv.compile({ ...inputSchema, $schema: undefined });
+
+const describe = (e: ErrorObject): string => {
+    const field = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || (e.params as { missingProperty?: string }).missingProperty || '(input)';
+    return `Invalid input field "${field}": ${e.message ?? 'is not valid'}`;
+};
+
+/** Validates raw run input against INPUT_SCHEMA.json, applies defaults and freezes the result. */
+export function parseInput(raw: unknown): Readonly<InputConfig> {
+    const input: Record<string, unknown> = raw && typeof raw === 'object' && !Array.isArray(raw) ? structuredClone(raw as Record<string, unknown>) : {};
+    if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
+        throw new ConfigError('Invalid input: run input must be a JSON object');
+    }
+    // An empty string in an optional text field means "not set", as the console sends it.
+    for (const key of ['authKey', 'signatureVerificationSecret', 'customScript', 'forwardUrl']) {
+        if (input[key] === '' || input[key] === null) delete input[key];
+    }
+    if (!validate(input)) {
+        const first = validate.errors?.[0];
+        throw new ConfigError(first ? describe(first) : 'Invalid input');
+    }
+    const config = input as unknown as InputConfig;
+    for (const [name, value] of Object.entries(config.defaultResponseHeaders)) {
+        if (typeof value !== 'string') throw new ConfigError(`Invalid input field "defaultResponseHeaders.${name}": must be a string`);
+    }
+    return Object.freeze(config);
+}
+
+/** Names of input fields that the schema does not know (typos), for a warning line. */
+export function unknownInputFields(raw: unknown): string[] {
+    if (!raw || typeof raw !== 'object') return [];
+    return Object.keys(raw).filter((key) => !(key in inputSchema.properties));
+}
