@@ -7,8 +7,8 @@ export interface EnvConfig {
     port: number;
     /** Root of the embedded local storage. */
     storageDir: string;
-    /** Public base URL used in detailUrl, nextPageUrl and /info endpoints. */
-    publicBaseUrl: string;
+    /** Public base URL for detailUrl, nextPageUrl and /info endpoints; unset means http://localhost:<listening port>. */
+    publicBaseUrl: string | undefined;
     /** X-Forwarded-For hops to trust; 0 trusts none (the socket address is the client). */
     trustProxyHops: number;
     /** Operator-only exemptions from the SSRF guard (IPs/CIDRs). */
@@ -37,7 +37,7 @@ export function readEnv(env: Env = process.env): EnvConfig {
     const trustProxyHops = trustProxy !== undefined && trustProxy !== '' ? Number(trustProxy) : onPlatform ? 1 : 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ACTOR_WEB_SERVER_PORT: not a port number`);
     if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new Error('TRUST_PROXY: must be a whole number of hops');
-    const publicBaseUrl = (first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+    const publicBaseUrl = first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL'])?.replace(/\/+$/, '');
     return {
         port,
         storageDir: first(env, ['CRAWLEE_STORAGE_DIR', 'APIFY_LOCAL_STORAGE_DIR']) ?? './storage',

@@ -1,0 +1,151 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { MemoryStorage } from '@crawlee/memory-storage';
+import { Actor, Configuration, Dataset, KeyValueStore } from 'apify';
+import { makeConfig, parseInput, readEnv, unknownInputFields, type Config } from './config/index.js';
+import type { AppDeps, Readiness } from './deps.js';
+import { ConfigError } from './errors.js';
+import { createApp } from './app.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { randomIds, type IdGenerator } from './lib/ids.js';
+import { consoleLogger, type Logger } from './lib/log.js';
+import { Metrics } from './lib/metrics.js';
+import { KvBlobStore } from './storage/apify/kv-blob-store.js';
+import { DatasetExporter } from './storage/apify/dataset-export.js';
+import { restoreFromDataset } from './storage/apify/dataset-restore.js';
+import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
+import { FileBlobStore } from './storage/blob/file-blob-store.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { SqliteEventStore } from './storage/sqlite/event-store.js';
+import { WebhookManager } from './webhooks/manager.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** How to start the service; everything is optional and defaults to the real thing. */
+export interface StartOptions {
+    /** Run input; when absent it is read with Actor.getInput(). The `INPUT` env var overrides either. */
+    input?: unknown;
+    /** Environment to read instead of process.env. */
+    env?: Record<string, string | undefined>;
+    /** Port to listen on instead of the configured one (0 for any). */
+    port?: number;
+    clock?: Clock;
+    ids?: IdGenerator;
+    log?: Logger;
+    /** Test hooks for thresholds that are otherwise fixed. */
+    overrides?: Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute'>>;
+    /** Query workers (default 2). */
+    queryWorkers?: number;
+    /** How often expired webhooks are cleaned up, ms. */
+    cleanupIntervalMs?: number;
+}
+
+/** A running service. */
+export interface Service {
+    server: Server;
+    deps: AppDeps;
+    /** Base URL the server listens on (loopback). */
+    url: string;
+    /** Graceful stop: stop accepting, finish in-flight requests, flush the outbox, close storage. */
+    stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+interface ActorStorage {
+    kvs: KeyValueStore;
+    dataset: Dataset;
+    readInput(): Promise<unknown>;
+}
+
+/**
+ * The actor's default key-value store and dataset. On the platform they come from the initialized
+ * SDK; locally from our storage folder, never purged, so data survives restarts.
+ */
+async function openActorStorage(onPlatform: boolean, storageDir: string): Promise<ActorStorage> {
+    if (onPlatform) {
+        return { kvs: await Actor.openKeyValueStore(), dataset: await Actor.openDataset(), readInput: () => Actor.getInput() };
+    }
+    const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
+    const kvs = await KeyValueStore.open(undefined, { config });
+    return { kvs, dataset: await Dataset.open(undefined, { config }), readInput: () => kvs.getValue('INPUT') };
+}
+
+async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {
+    const base = given === undefined ? await storage.readInput() : given;
+    if (override === undefined || override.trim() === '') return base;
+    let parsed: unknown;
+    try {
+        parsed = JSON.parse(override);
+    } catch {
+        throw new ConfigError('Invalid input: the INPUT environment variable must hold a JSON object');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('Invalid input: the INPUT environment variable must hold a JSON object');
+    return { ...(base && typeof base === 'object' ? base : {}), ...parsed };
+}
+
+/** The one composition root: reads config, picks storage, builds services, listens. */
+export async function startService(options: StartOptions = {}): Promise<Service> {
+    const env = readEnv(options.env ?? process.env);
+    const log = options.log ?? consoleLogger;
+    const clock = options.clock ?? systemClock;
+    const storageDir = resolve(env.storageDir);
+    const actorStorage = await openActorStorage(env.onPlatform, storageDir);
+    const { kvs, dataset } = actorStorage;
+    const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
+    const unknown = unknownInputFields(rawInput);
+    if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
+    const config = makeConfig(parseInput(rawInput), env, options.overrides);
+
+    const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
+    const freshDatabase = !existsSync(dbFile);
+    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2 });
+    const blobs: BlobStore = env.onPlatform ? new KvBlobStore(kvs, join(storageDir, 'payload-spool')) : new FileBlobStore(join(storageDir, 'key_value_stores', 'default'));
+    const webhooks = new WebhookManager(new KvWebhookRegistry(kvs), clock, options.ids ?? randomIds);
+    await webhooks.init(config.input.urlCount, config.input.retentionHours);
+
+    let listeningPort = env.port;
+    const metrics = new Metrics();
+    const readiness: Readiness = { accepting: false };
+    const deps: AppDeps = {
+        config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
+        version: pkg.version,
+        publish: () => undefined,
+        baseUrl: () => env.publicBaseUrl ?? `http://localhost:${listeningPort}`,
+    };
+    const exporter = new DatasetExporter(dataset, store, metrics, log);
+    exporter.start(1000);
+    if (freshDatabase || (store.getMeta('restore_offset') !== undefined && store.getMeta('restore_done') === undefined)) {
+        void restoreFromDataset(dataset, store, readiness, log);
+    }
+    const cleanup = setInterval(() => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })), options.cleanupIntervalMs ?? 60_000);
+    cleanup.unref();
+
+    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, createApp(deps));
+    await new Promise<void>((resolveListen, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? env.port, () => resolveListen());
+    });
+    readiness.accepting = true;
+    const port = (server.address() as AddressInfo).port;
+    listeningPort = port;
+
+    let stopping: Promise<void> | undefined;
+    const stop = (opts: { drainMs?: number } = {}): Promise<void> => {
+        stopping ??= (async () => {
+            readiness.accepting = false;
+            clearInterval(cleanup);
+            const closed = new Promise<void>((r) => server.close(() => r()));
+            server.closeIdleConnections();
+            const drainMs = opts.drainMs ?? 15_000;
+            const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+            await closed;
+            clearTimeout(timer);
+            await exporter.stop();
+            await exporter.drain(10_000);
+            await store.close();
+        })();
+        return stopping;
+    };
+    return { server, deps, url: `http://127.0.0.1:${port}`, stop };
+}

@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { IdGenerator } from '../lib/ids.js';
+import type { Logger } from '../lib/log.js';
+import type { Metrics } from '../lib/metrics.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { EventStore } from '../storage/event-store.js';
+import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
+import type { WebhookManager } from '../webhooks/manager.js';
+
+/** Services the ingest steps use, built once at start. */
+export interface IngestDeps {
+    config: Config;
+    clock: Clock;
+    ids: IdGenerator;
+    store: EventStore;
+    blobs: BlobStore;
+    webhooks: WebhookManager;
+    metrics: Metrics;
+    log: Logger;
+    /** Called with every stored event (the live feed subscribes here). */
+    publish: (event: NewEvent) => void;
+}
+
+/** The answer being prepared for the sender. */
+export interface PreparedResponse {
+    status: number;
+    headers: Record<string, string>;
+    /** A string or bytes are sent as is; anything else as JSON. */
+    body: unknown;
+}
+
+/** The body as read off the wire. */
+export interface ReceivedBody {
+    kind: BodyKind;
+    size: number;
+    /** The bytes, unless offloaded. */
+    raw?: Buffer;
+    blobKey?: string;
+}
+
+/** What flows through the ingest steps; each step reads it and adds to it. */
+export interface IngestContext {
+    readonly req: IncomingMessage;
+    readonly res: ServerResponse;
+    readonly deps: IngestDeps;
+    readonly requestId: string;
+    readonly logId: string;
+    /** Monotonic ms at arrival, for processingTime. */
+    readonly startedAt: number;
+    /** Epoch ms at arrival: the event's timestamp. */
+    readonly receivedAt: number;
+    readonly webhookId: string;
+    readonly search: URLSearchParams;
+    readonly clientIp: string;
+    webhook?: Webhook;
+    /** Set once the body is being read: from then on, the request is stored whatever happens. */
+    capturing: boolean;
+    body: ReceivedBody;
+    /** The parsed JSON body, when it was JSON and parsing is on. */
+    json?: unknown;
+    response: PreparedResponse;
+    signature?: { valid: boolean; provider: string; error?: string };
+    /** Facts recorded on the event (rejection reasons, parse errors). */
+    meta: Record<string, unknown>;
+}
+
+/** One step of the ingest pipeline: it adds to the context or throws an AppError. */
+export type Step = (ctx: IngestContext) => void | Promise<void>;

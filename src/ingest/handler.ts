@@ -1,0 +1,64 @@
+import { AppError } from '../errors.js';
+import type { Handler } from '../http/router.js';
+import { sendError } from '../http/respond.js';
+import type { IngestContext, IngestDeps, Step } from './context.js';
+import { runSteps } from './pipeline.js';
+import { buildEvent } from './record.js';
+import { errorResponse } from './response.js';
+import { finalHeaders, sendPrepared } from './send.js';
+import { ClientAbortedError } from './steps/read-body.js';
+
+/** The handler of ANY /webhook/:id: runs the steps, stores the event durably, then answers. */
+export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): Handler {
+    return async (req, res, rctx) => {
+        const ctx: IngestContext = {
+            req,
+            res,
+            deps,
+            requestId: rctx.requestId,
+            logId: deps.ids.logId(),
+            startedAt: deps.clock.monotonic(),
+            receivedAt: deps.clock.now(),
+            webhookId: rctx.params.id ?? '',
+            search: rctx.search,
+            clientIp: rctx.clientIp,
+            capturing: false,
+            body: { kind: 'empty', size: 0 },
+            response: { status: 200, headers: {}, body: '' },
+            meta: {},
+        };
+        try {
+            await runSteps(ctx, steps);
+        } catch (error) {
+            if (error instanceof ClientAbortedError) return;
+            if (!ctx.capturing) {
+                deps.metrics.ingestRejected++;
+                sendError(res, error, ctx.requestId);
+                return;
+            }
+            if (!(error instanceof AppError)) deps.log.error('ingest step failed', { requestId: ctx.requestId, error: String(error) });
+            ctx.response = errorResponse(ctx, error);
+        }
+        await commitAndAnswer(ctx);
+    };
+}
+
+async function commitAndAnswer(ctx: IngestContext): Promise<void> {
+    const { deps } = ctx;
+    const processingTime = Math.round((deps.clock.monotonic() - ctx.startedAt) * 1000) / 1000;
+    ctx.response.headers = finalHeaders(ctx.req, ctx.response, ctx.requestId);
+    const event = buildEvent(ctx, processingTime);
+    try {
+        await deps.store.append(event);
+    } catch (error) {
+        deps.metrics.storageFailures++;
+        deps.log.error('event could not be stored', { requestId: ctx.requestId, error: String(error) });
+        sendError(ctx.res, new AppError(503, 'The event could not be stored; retry the delivery'), ctx.requestId);
+        return;
+    }
+    deps.metrics.recordIngest(event.statusCode, processingTime);
+    deps.publish(event);
+    const delay = deps.config.input.responseDelayMs;
+    if (delay > 0) await deps.clock.sleep(delay);
+    sendPrepared(ctx);
+}

@@ -1,0 +1,45 @@
+import type { InputConfig } from '../config/index.js';
+import { errorBody } from '../http/respond.js';
+import type { IngestContext, PreparedResponse } from './context.js';
+
+const BUILTIN_BODY = 'OK';
+
+const isJsonText = (text: string): boolean => {
+    const t = text.trim();
+    if (!(t.startsWith('{') || t.startsWith('['))) return false;
+    try {
+        JSON.parse(t);
+        return true;
+    } catch {
+        return false;
+    }
+};
+
+/** Reads `__status`: an integer 200–599, or undefined when absent. Throws on a bad value. */
+export function statusOverride(search: URLSearchParams): number | undefined {
+    const text = search.get('__status');
+    if (text === null) return undefined;
+    const status = Number(text);
+    if (!/^\d{3}$/.test(text) || status < 200 || status > 599) return Number.NaN;
+    return status;
+}
+
+/**
+ * The default answer: configured status (or `__status`), body and headers. A status of 400 or more
+ * with the built-in success body becomes a JSON message naming the status and the webhook.
+ */
+export function defaultResponse(input: Readonly<InputConfig>, status: number, webhookId: string): PreparedResponse {
+    const headers: Record<string, string> = { ...input.defaultResponseHeaders };
+    const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
+    if (status >= 400 && input.defaultResponseBody === BUILTIN_BODY) {
+        return { status, headers, body: { message: `Webhook received with status ${status}`, webhookId } };
+    }
+    if (!hasType) headers['Content-Type'] = isJsonText(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+    return { status, headers, body: input.defaultResponseBody };
+}
+
+/** The answer for a request stopped at step 5 or later: the error JSON, stored with the event. */
+export function errorResponse(ctx: IngestContext, error: unknown): PreparedResponse {
+    const { status, body, headers } = errorBody(error, ctx.requestId);
+    return { status, headers, body };
+}

@@ -1,0 +1,28 @@
+import type { IngestDeps, Step } from './context.js';
+import { createAuthenticate } from './steps/authenticate.js';
+import { createCheckIp } from './steps/check-ip.js';
+import { findWebhook } from './steps/find-webhook.js';
+import { createParseJson } from './steps/parse-json.js';
+import { createIngestRateLimit } from './steps/rate-limit.js';
+import { createReadBody } from './steps/read-body.js';
+import { prepareResponse } from './steps/prepare-response.js';
+import { createValidateSchema } from './steps/validate-schema.js';
+
+/**
+ * The ingest pipeline in SPEC.md's order. Steps 1–4 refuse without storing; from step 5 on the
+ * request is captured whatever happens. The response delay (step 11) is applied by the handler
+ * after processingTime is measured and the event is committed.
+ */
+export function buildSteps(deps: IngestDeps): Step[] {
+    const { input, offloadThreshold, ingestLimitPerMinute } = deps.config;
+    return [
+        findWebhook,
+        createCheckIp(input.allowedIps),
+        createAuthenticate(input.authKey),
+        createIngestRateLimit(ingestLimitPerMinute, deps.clock),
+        createReadBody(input.maxPayloadSize, offloadThreshold),
+        prepareResponse,
+        createParseJson(input.enableJSONParsing),
+        createValidateSchema(input.jsonSchema),
+    ];
+}

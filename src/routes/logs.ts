@@ -1,0 +1,54 @@
+import type { AppDeps } from '../deps.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { parseLogsQuery } from '../http/parse-logs-query.js';
+import { sendJson } from '../http/respond.js';
+import type { Handler } from '../http/router.js';
+import type { LogEntry } from '../storage/types.js';
+
+/** GET /logs: filtered, sorted, paginated summaries. */
+export function logsRoute(deps: AppDeps): Handler {
+        return async (_req, res, ctx) => {
+        const base = deps.baseUrl();
+        const query = parseLogsQuery(ctx.search);
+        const page = await deps.store.query(query);
+        const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));
+        const nextOffset = page.total !== undefined && query.offset + items.length < page.total ? query.offset + items.length : null;
+        const next = new URLSearchParams(ctx.search);
+        next.set('offset', String(nextOffset));
+        sendJson(res, 200, {
+            filters: { limit: query.limit, offset: query.offset, sort: query.sort },
+            count: items.length,
+            total: page.total,
+            items,
+            nextOffset,
+            nextPageUrl: nextOffset === null ? null : `${base}/logs?${next.toString()}`,
+        });
+    };
+}
+
+/** Looks up an entry that the caller may see: unknown ids and expired webhooks are both 404. */
+export function visibleEntryWebhook(deps: AppDeps, logId: string): string {
+    const webhookId = deps.store.webhookOf(logId);
+    if (webhookId === undefined) throw new NotFoundError(`Log entry '${logId}' not found`);
+    if (!deps.webhooks.getActive(webhookId)) throw new NotFoundError(`Log entry '${logId}' not found: its webhook has expired`);
+    return webhookId;
+}
+
+/** GET /logs/:logId: one full entry, optionally sparse with `fields=a,b`. */
+export function logDetailRoute(deps: AppDeps): Handler {
+    return (_req, res, ctx) => {
+        const logId = ctx.params.logId ?? '';
+        visibleEntryWebhook(deps, logId);
+        const entry = deps.store.getEntry(logId);
+        const fields = ctx.search.get('fields');
+        if (fields === null || fields.trim() === '') return sendJson(res, 200, entry);
+        const wanted = fields.split(',').map((f) => f.trim()).filter(Boolean);
+        const unknown = wanted.filter((f) => !Object.prototype.hasOwnProperty.call(entry, f) && !OPTIONAL_FIELDS.has(f));
+        if (unknown.length) throw new BadRequestError(`Parameter 'fields' names unknown fields: ${unknown.join(', ')}`);
+        const sparse: Record<string, unknown> = {};
+        for (const f of wanted) if (Object.prototype.hasOwnProperty.call(entry, f)) sparse[f] = entry[f as keyof LogEntry];
+        sendJson(res, 200, sparse);
+    };
+}
+
+const OPTIONAL_FIELDS = new Set(['bodyEncoding', 'meta']);

@@ -1,0 +1,37 @@
+import type { AppDeps } from '../deps.js';
+import { sendJson } from '../http/respond.js';
+import type { Handler } from '../http/router.js';
+
+/** GET /system/metrics: storage, export (sync) and ingest figures. */
+export function metricsRoute(deps: AppDeps): Handler {
+    return (_req, res) => {
+        const stats = deps.store.stats();
+        const m = deps.metrics;
+        sendJson(res, 200, {
+            timestamp: new Date(deps.clock.now()).toISOString(),
+            uptimeSeconds: Math.round(process.uptime()),
+            storage: {
+                eventsStored: stats.eventsStored,
+                offloadedPayloads: stats.offloadedPayloads,
+                databaseBytes: stats.databaseBytes,
+                healthy: deps.store.healthy(),
+            },
+            sync: {
+                outboxBacklog: stats.outboxBacklog,
+                datasetExported: m.datasetExported,
+                lastDatasetFlushAt: m.lastDatasetFlushAt,
+                lastDatasetFlushError: m.lastDatasetFlushError,
+                catchUp: deps.readiness.catchUp ?? null,
+            },
+            ingest: {
+                captured: m.ingestTotal,
+                rejectedBeforeCapture: m.ingestRejected,
+                storageFailures: m.storageFailures,
+                byStatus: m.statusCounts(),
+                processingTimeMs: m.processingPercentiles(),
+            },
+            webhooks: { active: deps.webhooks.active().length },
+            memory: process.memoryUsage(),
+        });
+    };
+}

@@ -1,0 +1,40 @@
+import { pipeline } from 'node:stream/promises';
+import type { AppDeps } from '../deps.js';
+import type { Handler } from '../http/router.js';
+import type { BodyKind } from '../storage/types.js';
+import { visibleEntryWebhook } from './logs.js';
+
+const FALLBACK_TYPE: Record<BodyKind, string> = {
+    empty: 'application/octet-stream',
+    json: 'application/json',
+    text: 'text/plain; charset=utf-8',
+    binary: 'application/octet-stream',
+    offloaded: 'application/octet-stream',
+};
+
+/**
+ * GET /logs/:logId/payload: the body exactly as stored, with the captured Content-Type.
+ * Captured content is attacker-controlled, so it is served sandboxed and never sniffed.
+ */
+export function payloadRoute(deps: AppDeps): Handler {
+    return async (_req, res, ctx) => {
+        const logId = ctx.params.logId ?? '';
+        visibleEntryWebhook(deps, logId);
+        const body = deps.store.getBody(logId);
+        const headers = {
+            'Content-Type': body.contentType || FALLBACK_TYPE[body.kind],
+            'X-Content-Type-Options': 'nosniff',
+            'Content-Security-Policy': "sandbox; default-src 'none'",
+            'Content-Disposition': 'inline',
+        };
+        if (body.kind === 'offloaded' && body.blobKey) {
+            const blob = await deps.blobs.read(body.blobKey);
+            res.writeHead(200, { ...headers, 'Content-Length': blob.size });
+            await pipeline(blob.stream, res).catch(() => res.destroy());
+            return;
+        }
+        const raw = body.raw ?? Buffer.alloc(0);
+        res.writeHead(200, { ...headers, 'Content-Length': raw.length });
+        res.end(raw);
+    };
+}

@@ -1,0 +1,40 @@
+import type { AppDeps } from '../deps.js';
+import { sendJson } from '../http/respond.js';
+import type { Handler } from '../http/router.js';
+
+const mb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
+
+/** GET /health: liveness, always 200 while the process serves. */
+export function healthRoute(deps: AppDeps): Handler {
+    return (_req, res) => {
+        const m = process.memoryUsage();
+        sendJson(res, 200, {
+            status: 'healthy',
+            uptime: Math.round(process.uptime()),
+            timestamp: new Date(deps.clock.now()).toISOString(),
+            memory: { heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), rss: mb(m.rss), unit: 'MB' },
+        });
+    };
+}
+
+type Check = { status: 'ok' | 'error'; message?: string };
+
+/** GET /ready: 200 when storage and webhooks work and the service accepts traffic, else 503. */
+export function readyRoute(deps: AppDeps): Handler {
+    return (_req, res) => {
+        const catchUp = deps.readiness.catchUp;
+        const database: Check = deps.store.healthy() ? { status: 'ok' } : { status: 'error', message: 'storage is not writable' };
+        if (database.status === 'ok' && catchUp && !catchUp.done) database.message = `restoring events from the dataset: ${catchUp.imported} so far`;
+        if (catchUp?.error) Object.assign(database, { status: 'error', message: `restore from the dataset failed: ${catchUp.error}` });
+        const count = deps.webhooks.active().length;
+        const webhooks: Check = deps.webhooks.ready && count > 0
+            ? { status: 'ok', message: `${count} active webhooks` }
+            : { status: 'error', message: deps.webhooks.ready ? 'no active webhooks' : 'webhooks not initialized' };
+        const ready = deps.readiness.accepting && database.status === 'ok' && webhooks.status === 'ok';
+        sendJson(res, ready ? 200 : 503, {
+            status: ready ? 'ready' : 'not_ready',
+            timestamp: new Date(deps.clock.now()).toISOString(),
+            checks: { database, webhooks, ...(deps.readiness.accepting ? {} : { server: { status: 'error', message: 'not accepting requests' } }) },
+        });
+    };
+}

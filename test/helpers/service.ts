@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService, type Service, type StartOptions } from '../../src/compose.js';
+import type { Logger } from '../../src/lib/log.js';
+
+/** A real service on port 0 with real embedded storage in a temp folder. */
+export interface TestService extends Service {
+    /** The storage folder (kept across restarts when passed back in). */
+    dir: string;
+    /** The first active webhook id. */
+    webhookId: string;
+    /** Log lines the service wrote. */
+    logs: string[];
+    /** fetch() against the service: `path` is relative to its base URL. */
+    fetch(path: string, init?: RequestInit): Promise<Response>;
+    /** Stops the service and, unless `keepDir`, deletes its storage. */
+    close(options?: { keepDir?: boolean }): Promise<void>;
+}
+
+/** Starts a service; pass `dir` to reuse the storage of an earlier one. */
+export async function startTestService(options: Omit<StartOptions, 'env' | 'port' | 'log'> & { dir?: string; env?: Record<string, string> } = {}): Promise<TestService> {
+    const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'whd-test-')));
+    const logs: string[] = [];
+    const collect = (level: string): Logger['info'] => (message, data) => logs.push(`${level} ${message}${data ? ` ${JSON.stringify(data)}` : ''}`);
+    const log: Logger = { info: collect('INFO'), warn: collect('WARN'), error: collect('ERROR') };
+    const { dir: _dir, env, ...rest } = options;
+    const service = await startService({ input: {}, ...rest, env: { CRAWLEE_STORAGE_DIR: dir, ...env }, port: 0, log });
+    const webhookId = service.deps.webhooks.active()[0]?.id ?? '';
+    return {
+        ...service,
+        dir,
+        webhookId,
+        logs,
+        fetch: (path, init) => fetch(`${service.url}${path}`, init),
+        close: async ({ keepDir = false } = {}) => {
+            await service.stop({ drainMs: 2000 });
+            if (!keepDir) await rm(dir, { recursive: true, force: true });
+        },
+    };
+}
+
+/** Reads a JSON answer, failing loudly when it is not JSON. */
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+    const text = await res.text();
+    try {
+        return JSON.parse(text) as T;
+    } catch {
+        throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
+    }
+}
