@@ -1,0 +1,35 @@
+import { request } from 'node:http';
+
+/** A raw answer: status, headers and body bytes. */
+export interface RawResponse {
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer;
+}
+
+/**
+ * Sends a request with node:http so that the test controls framing: `chunks` are written one by
+ * one (chunked transfer encoding unless a content-length header is given).
+ */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; chunks?: Iterable<Buffer> | AsyncIterable<Buffer> } = {}): Promise<RawResponse> {
+    return new Promise<RawResponse>((resolve, reject) => {
+        const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {} }, (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (c: Buffer) => parts.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+            res.on('error', reject);
+        });
+        req.on('error', reject);
+        void (async () => {
+            try {
+                for await (const chunk of options.chunks ?? []) {
+                    if (req.destroyed) return;
+                    if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
+                }
+                req.end();
+            } catch (error) {
+                req.destroy(error as Error);
+            }
+        })();
+    });
+}
