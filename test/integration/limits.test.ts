@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { rawRequest } from '../helpers/http.js';
+import { json, startTestService, type TestService } from '../helpers/service.js';
+
+type Item = { id: string; requestId: string; statusCode: number; size: number };
+
+async function findByRequestId(svc: TestService, requestId: string | undefined | string[]): Promise<Item> {
+    const list = await json<{ items: Item[] }>(await svc.fetch('/logs?limit=100'));
+    const item = list.items.find((i) => i.requestId === requestId);
+    assert.ok(item, `event for ${String(requestId)} stored`);
+    return item;
+}
+
+function* chunksOf(total: number, size: number): Generator<Buffer> {
+    for (let sent = 0; sent < total; sent += size) yield Buffer.alloc(Math.min(size, total - sent), 0x61);
+}
+
+describe('payload size limits and offload', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { maxPayloadSize: 8 * 1024 * 1024 } });
+    });
+    after(() => svc.close());
+
+    it('refuses a declared Content-Length above the limit with 413 and stores the refusal', async () => {
+        const res = await rawRequest(`${svc.url}/webhook/${svc.webhookId}`, {
+            headers: { 'content-length': String(9 * 1024 * 1024) },
+            chunks: chunksOf(64 * 1024, 64 * 1024),
+        });
+        assert.equal(res.status, 413);
+        const body = JSON.parse(res.body.toString()) as Record<string, unknown>;
+        assert.equal(body.error, 'Payload Too Large');
+        assert.equal(body.limit, 8 * 1024 * 1024);
+        const item = await findByRequestId(svc, res.headers['x-request-id']);
+        assert.equal(item.statusCode, 413);
+        assert.equal(item.size, 9 * 1024 * 1024);
+    });
+
+    it('stops a chunked body at the limit while streaming', async () => {
+        const res = await rawRequest(`${svc.url}/webhook/${svc.webhookId}`, { chunks: chunksOf(20 * 1024 * 1024, 256 * 1024) });
+        assert.equal(res.status, 413);
+        const item = await findByRequestId(svc, res.headers['x-request-id']);
+        assert.equal(item.statusCode, 413);
+        assert.ok(item.size > 8 * 1024 * 1024 && item.size < 20 * 1024 * 1024, `stopped early at ${item.size} bytes`);
+    });
+
+    it('streams a body above 5 MB to the key-value store and serves it back byte-exact', async () => {
+        const bytes = randomBytes(6 * 1024 * 1024 + 123);
+        const res = await rawRequest(`${svc.url}/webhook/${svc.webhookId}`, {
+            headers: { 'content-type': 'application/pdf' },
+            chunks: (function* () {
+                for (let i = 0; i < bytes.length; i += 300_000) yield bytes.subarray(i, i + 300_000);
+            })(),
+        });
+        assert.equal(res.status, 200);
+        const item = await findByRequestId(svc, res.headers['x-request-id']);
+        const entry = await json(await svc.fetch(`/logs/${item.id}`));
+        assert.deepEqual(entry.body, { offloaded: true, key: `payload-${item.id}`, size: bytes.length });
+        const payload = await svc.fetch(`/logs/${item.id}/payload`);
+        assert.equal(payload.headers.get('content-type'), 'application/pdf');
+        const back = Buffer.from(await payload.arrayBuffer());
+        assert.equal(createHash('sha256').update(back).digest('hex'), createHash('sha256').update(bytes).digest('hex'));
+        const metrics = await json<{ storage: { offloadedPayloads: number } }>(await svc.fetch('/system/metrics'));
+        assert.equal(metrics.storage.offloadedPayloads, 1);
+    });
+
+    it('accepts a body exactly at the limit', async () => {
+        const res = await rawRequest(`${svc.url}/webhook/${svc.webhookId}`, { chunks: chunksOf(8 * 1024 * 1024, 1024 * 1024) });
+        assert.equal(res.status, 200);
+    });
+});
+
+describe('responseDelayMs', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { responseDelayMs: 400 } });
+    });
+    after(() => svc.close());
+
+    it('holds the answer without counting the delay in processingTime', async () => {
+        const started = performance.now();
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'slow' });
+        const elapsed = performance.now() - started;
+        assert.equal(res.status, 200);
+        assert.ok(elapsed >= 390, `answer held for ${elapsed} ms`);
+        const item = await findByRequestId(svc, res.headers.get('x-request-id') ?? undefined);
+        const entry = await json<{ processingTime: number }>(await svc.fetch(`/logs/${item.id}`));
+        assert.ok(entry.processingTime < 300, `processingTime ${entry.processingTime} excludes the delay`);
+    });
+});
+
+describe('access control and validation', () => {
+    let svc: TestService;
+    const key = 'sekret-key-123';
+    before(async () => {
+        svc = await startTestService({
+            input: {
+                authKey: key,
+                rateLimitPerMinute: 1000,
+                jsonSchema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } },
+                redactBodyPaths: ['body.card.number'],
+            },
+            overrides: { ingestLimitPerMinute: 1000 },
+        });
+    });
+    after(() => svc.close());
+    const auth = { authorization: `Bearer ${key}` };
+
+    it('answers 401 without the key on protected routes and ingest', async () => {
+        for (const path of ['/', '/info', '/logs', '/logs/x', '/logs/x/payload', '/system/metrics', `/webhook/${svc.webhookId}`]) {
+            const res = await svc.fetch(path);
+            assert.equal(res.status, 401, path);
+            const body = await json(res);
+            assert.equal(body.error, 'Unauthorized');
+            assert.equal(body.message, 'Missing or invalid authentication key');
+        }
+        assert.equal((await svc.fetch('/info', { headers: { authorization: 'Bearer wrong' } })).status, 401);
+    });
+
+    it('accepts the key as a Bearer header or a key query parameter, and keeps probes open', async () => {
+        assert.equal((await svc.fetch('/info', { headers: auth })).status, 200);
+        assert.equal((await svc.fetch(`/info?key=${key}`)).status, 200);
+        assert.equal((await svc.fetch('/health')).status, 200);
+        assert.equal((await svc.fetch('/ready')).status, 200);
+    });
+
+    it('masks credentials, the key parameter and redacted body paths before storage', async () => {
+        const res = await svc.fetch(`/webhook/${svc.webhookId}?key=${key}&x=1`, {
+            method: 'POST',
+            headers: { cookie: 'session=abc', 'x-api-key': 'k', 'content-type': 'application/json' },
+            body: JSON.stringify({ id: 7, card: { number: '4242424242424242', brand: 'visa' } }),
+        });
+        assert.equal(res.status, 200);
+        const list = await json<{ items: Item[] }>(await svc.fetch('/logs', { headers: auth }));
+        const item = list.items.find((i) => i.requestId === res.headers.get('x-request-id'));
+        assert.ok(item);
+        const entry = await json<Record<string, Record<string, unknown>>>(await svc.fetch(`/logs/${item.id}`, { headers: auth }));
+        assert.equal(entry.headers!.cookie, '[REDACTED]');
+        assert.equal(entry.headers!['x-api-key'], '[REDACTED]');
+        assert.equal(entry.query!.key, '[REDACTED]');
+        assert.equal(String(entry.requestUrl).includes(key), false);
+        assert.deepEqual(entry.body, { id: 7, card: { number: '[REDACTED]', brand: 'visa' } });
+        const raw = await (await svc.fetch(`/logs/${item.id}/payload`, { headers: auth })).text();
+        assert.equal(raw.includes('4242424242424242'), false, 'the secret is not kept anywhere');
+    });
+
+    it('answers 400 with details for a payload failing the JSON Schema, and stores it', async () => {
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"id":"nope"}' });
+        assert.equal(res.status, 400);
+        const body = await json<{ details: { path: string; message: string }[] }>(res);
+        assert.equal(body.details[0]!.path, '/id');
+        const list = await json<{ items: Item[] }>(await svc.fetch('/logs', { headers: auth }));
+        assert.equal(list.items.find((i) => i.requestId === res.headers.get('x-request-id'))?.statusCode, 400);
+    });
+});
+
+describe('rate limits and IP allowlist', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { rateLimitPerMinute: 3, allowedIps: ['10.0.0.0/8', '::1'] }, overrides: { ingestLimitPerMinute: 2 } });
+    });
+    after(() => svc.close());
+
+    it('refuses ingest from an address outside allowedIps with 403 and stores nothing', async () => {
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'x' });
+        assert.equal(res.status, 403);
+        assert.equal((await json(res)).error, 'Forbidden');
+    });
+
+    it('limits management routes per IP with 429 and rate-limit headers', async () => {
+        const statuses: number[] = [];
+        let last: Response | undefined;
+        for (let i = 0; i < 4; i++) {
+            last = await svc.fetch('/health');
+            statuses.push(last.status);
+            if (i === 0) {
+                assert.equal(last.headers.get('x-ratelimit-limit'), '3');
+                assert.equal(last.headers.get('x-ratelimit-remaining'), '2');
+                assert.ok(Number(last.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
+            }
+        }
+        assert.deepEqual(statuses, [200, 200, 200, 429]);
+        const body = await json(last!);
+        assert.deepEqual({ status: body.status, error: body.error, message: body.message }, { status: 429, error: 'Too Many Requests', message: 'Max 3 requests per 60s' });
+        assert.ok(Number(last!.headers.get('retry-after')) > 0);
+    });
+});
+
+describe('ingest rate limit per webhook', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { urlCount: 2 }, overrides: { ingestLimitPerMinute: 2 } });
+    });
+    after(() => svc.close());
+
+    it('answers 429 with retryAfterSeconds past the per-webhook limit, independently per webhook', async () => {
+        const [a, b] = svc.deps.webhooks.active();
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push((await svc.fetch(`/webhook/${a!.id}`, { method: 'POST', body: 'x' })).status);
+        assert.deepEqual(statuses, [200, 200, 429]);
+        const res = await svc.fetch(`/webhook/${a!.id}`, { method: 'POST', body: 'x' });
+        const body = await json<Record<string, unknown>>(res);
+        assert.equal(body.status, 429);
+        assert.equal(body.error, 'Too Many Requests');
+        assert.match(String(body.message), /2 requests per minute per webhook/);
+        assert.equal(typeof body.retryAfterSeconds, 'number');
+        assert.ok(res.headers.get('retry-after'));
+        assert.equal((await svc.fetch(`/webhook/${b!.id}`, { method: 'POST', body: 'x' })).status, 200);
+        const list = await json<{ total: number }>(await svc.fetch('/logs'));
+        assert.equal(list.total, 3, 'refused requests are not stored');
+    });
+});
