@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { json, startTestService, type TestService } from '../helpers/service.js';
+
+describe('probes, info and metrics', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { authKey: 'k', urlCount: 2 }, env: { ACTOR_WEB_SERVER_URL: 'https://abc.apify.example/' } });
+    });
+    after(() => svc.close());
+    const auth = { authorization: 'Bearer k' };
+
+    it('GET /health reports liveness', async () => {
+        const body = await json<Record<string, unknown> & { memory: Record<string, unknown> }>(await svc.fetch('/health'));
+        assert.equal(body.status, 'healthy');
+        assert.equal(typeof body.uptime, 'number');
+        assert.ok(!Number.isNaN(Date.parse(body.timestamp as string)));
+        assert.equal(body.memory.unit, 'MB');
+        for (const k of ['heapUsed', 'heapTotal', 'rss']) assert.equal(typeof body.memory[k], 'number');
+    });
+
+    it('GET /ready checks database and webhooks', async () => {
+        const res = await svc.fetch('/ready');
+        assert.equal(res.status, 200);
+        const body = await json<{ status: string; checks: Record<string, { status: string; message?: string }> }>(res);
+        assert.equal(body.status, 'ready');
+        assert.equal(body.checks.database!.status, 'ok');
+        assert.equal(body.checks.webhooks!.status, 'ok');
+        assert.match(body.checks.webhooks!.message ?? '', /2 active webhooks/);
+    });
+
+    it('answers the platform readiness probe on GET / before auth', async () => {
+        const res = await svc.fetch('/', { headers: { 'x-apify-container-server-readiness-probe': '1' } });
+        assert.equal(res.status, 200);
+        assert.equal((await svc.fetch('/')).status, 401);
+    });
+
+    it('GET /info carries every field with absolute URLs from the public base URL', async () => {
+        const body = await json<{
+            version: string; status: string; features: string[]; docs: string; endpoints: Record<string, string>;
+            system: { authActive: boolean; retentionHours: number; maxPayloadLimit: string; webhookCount: number; activeWebhooks: unknown[] };
+        }>(await svc.fetch('/info', { headers: auth }));
+        assert.equal(body.version, '3.0.5');
+        assert.equal(typeof body.status, 'string');
+        assert.equal(body.system.authActive, true);
+        assert.equal(body.system.retentionHours, 24);
+        assert.equal(body.system.maxPayloadLimit, '10MB');
+        assert.equal(body.system.webhookCount, 2);
+        assert.equal(body.system.activeWebhooks.length, 2);
+        assert.ok(Array.isArray(body.features) && body.features.includes('auth'));
+        const base = 'https://abc.apify.example';
+        assert.deepEqual(Object.keys(body.endpoints).sort(), ['health', 'info', 'logDetail', 'logPayload', 'logs', 'ready', 'replay', 'stream', 'systemMetrics', 'webhook']);
+        assert.equal(body.endpoints.logs, `${base}/logs?limit=100`);
+        assert.match(body.endpoints.replay ?? '', /^https:\/\/abc\.apify\.example\/replay\/.*\?url=/);
+        for (const url of Object.values(body.endpoints)) assert.ok(String(url).startsWith(base));
+        assert.ok(String(body.docs).startsWith('https://'));
+    });
+
+    it('GET /system/metrics reports storage, sync and ingest figures', async () => {
+        for (const status of [200, 200, 404]) {
+            await svc.fetch(`/webhook/${svc.webhookId}?__status=${status}`, { method: 'POST', headers: auth, body: 'm' });
+        }
+        const body = await json<{
+            storage: { eventsStored: number; offloadedPayloads: number; databaseBytes: number };
+            sync: Record<string, unknown> & { outboxBacklog: number };
+            ingest: { byStatus: Record<string, number>; processingTimeMs: Record<string, number> };
+        }>(await svc.fetch('/system/metrics', { headers: auth }));
+        assert.equal(body.storage.eventsStored, 3);
+        assert.equal(body.storage.offloadedPayloads, 0);
+        assert.ok(body.storage.databaseBytes > 0);
+        assert.equal(typeof body.sync.outboxBacklog, 'number');
+        assert.ok('lastDatasetFlushAt' in body.sync);
+        assert.deepEqual(body.ingest.byStatus, { 200: 2, 404: 1 });
+        assert.equal(body.ingest.processingTimeMs.samples, 3);
+        for (const k of ['p50', 'p95', 'p99']) assert.equal(typeof body.ingest.processingTimeMs[k], 'number');
+    });
+
+    it('uses the public base URL in detailUrl', async () => {
+        const body = await json<{ items: { detailUrl: string; id: string }[] }>(await svc.fetch('/logs', { headers: auth }));
+        assert.equal(body.items[0]!.detailUrl, `https://abc.apify.example/logs/${body.items[0]!.id}`);
+    });
+
+    it('answers unknown routes with 404 JSON and wrong methods with 405', async () => {
+        const missing = await svc.fetch('/nope');
+        assert.equal(missing.status, 404);
+        assert.equal((await json(missing)).error, 'Not Found');
+        const wrong = await svc.fetch('/logs', { method: 'DELETE', headers: auth });
+        assert.equal(wrong.status, 405);
+        assert.equal(wrong.headers.get('allow'), 'GET');
+    });
+
+    it('reports not_ready with 503 once shutdown starts', async () => {
+        svc.deps.readiness.accepting = false;
+        try {
+            const res = await svc.fetch('/ready');
+            assert.equal(res.status, 503);
+            assert.equal((await json(res)).status, 'not_ready');
+        } finally {
+            svc.deps.readiness.accepting = true;
+        }
+    });
+});

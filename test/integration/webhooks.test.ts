@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ManualClock } from '../helpers/clock.js';
+import { json, startTestService } from '../helpers/service.js';
+
+const HOUR = 3_600_000;
+
+describe('webhook lifecycle', () => {
+    it('generates urlCount webhooks with ids wh_ + 21 characters expiring after retentionHours', async () => {
+        const clock = new ManualClock();
+        const svc = await startTestService({ input: { urlCount: 4, retentionHours: 2 }, clock });
+        try {
+            const active = svc.deps.webhooks.active();
+            assert.equal(active.length, 4);
+            for (const w of active) {
+                assert.match(w.id, /^wh_[A-Za-z0-9]{21}$/);
+                assert.equal(Date.parse(w.expiresAt), clock.now() + 2 * HOUR);
+            }
+            const info = await json<{ system: { webhookCount: number; activeWebhooks: { id: string }[] } }>(await svc.fetch('/info'));
+            assert.equal(info.system.webhookCount, 4);
+            assert.deepEqual(info.system.activeWebhooks.map((w) => w.id).sort(), active.map((w) => w.id).sort());
+        } finally {
+            await svc.close();
+        }
+    });
+
+    it('keeps webhooks across a restart and tops them up when urlCount grows', async () => {
+        const first = await startTestService({ input: { urlCount: 2 } });
+        const ids = first.deps.webhooks.active().map((w) => w.id);
+        await first.close({ keepDir: true });
+        const second = await startTestService({ dir: first.dir, input: { urlCount: 2 } });
+        assert.deepEqual(second.deps.webhooks.active().map((w) => w.id), ids);
+        await second.close({ keepDir: true });
+        const third = await startTestService({ dir: first.dir, input: { urlCount: 5 } });
+        try {
+            const now = third.deps.webhooks.active().map((w) => w.id);
+            assert.equal(now.length, 5);
+            assert.deepEqual(now.slice(0, 2), ids);
+        } finally {
+            await third.close();
+        }
+    });
+
+    it('answers 404 on ingest and on the entries of an expired webhook, and cleans it up', async () => {
+        const clock = new ManualClock();
+        const svc = await startTestService({ input: { urlCount: 1, retentionHours: 1 }, clock, cleanupIntervalMs: 50 });
+        try {
+            const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'before expiry' });
+            assert.equal(res.status, 200);
+            const list = await json<{ items: { id: string }[] }>(await svc.fetch('/logs'));
+            const logId = list.items[0]!.id;
+            assert.equal((await svc.fetch(`/logs/${logId}`)).status, 200);
+
+            clock.advance(HOUR + 1);
+            const late = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'after expiry' });
+            assert.equal(late.status, 404);
+            assert.equal((await svc.fetch(`/logs/${logId}`)).status, 404);
+            assert.equal((await svc.fetch(`/logs/${logId}/payload`)).status, 404);
+            assert.equal(svc.deps.store.webhookOf(logId), svc.webhookId, 'the row remains');
+
+            // The periodic cleanup drops it from the persisted registry.
+            const registry = await waitFor(async () => {
+                const stored = (await import('node:fs/promises')).readFile(`${svc.dir}/key_value_stores/default/WEBHOOKS.json`, 'utf8');
+                const list2 = JSON.parse(await stored) as { id: string }[];
+                return list2.length === 0 ? list2 : undefined;
+            });
+            assert.deepEqual(registry, []);
+            const ready = await svc.fetch('/ready');
+            assert.equal(ready.status, 503, 'no active webhooks left');
+        } finally {
+            await svc.close();
+        }
+    });
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        const value = await probe().catch(() => undefined);
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, 25));
+    }
+}
