@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { startTestService } from '../helpers/service.js';
+
+const mainJs = new URL('../../dist/main.js', import.meta.url).pathname;
+
+function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+    return new Promise((resolve) => {
+        const child = spawn(process.execPath, ['--no-node-snapshot', mainJs], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        let stdout = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.on('exit', (code) => {
+            clearTimeout(timer);
+            resolve({ code, stderr, stdout });
+        });
+    });
+}
+
+describe('configuration at start', () => {
+    it('stops the start with one clear line naming an invalid field', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+        try {
+            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":0}' });
+            assert.equal(code, 1);
+            assert.equal(stderr.trim(), 'Invalid input field "urlCount": must be >= 1');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    it('refuses an INPUT variable that is not a JSON object', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+        try {
+            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: 'not json' });
+            assert.equal(code, 1);
+            assert.match(stderr.trim(), /^Invalid input: the INPUT environment variable must hold a JSON object$/);
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    it('reads INPUT.json from the key-value store and lets the INPUT variable override its fields', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+        await mkdir(join(dir, 'key_value_stores', 'default'), { recursive: true });
+        await writeFile(join(dir, 'key_value_stores', 'default', 'INPUT.json'), JSON.stringify({ urlCount: 2, retentionHours: 5 }));
+        const fromFile = await startTestService({ dir, input: undefined });
+        assert.equal(fromFile.deps.webhooks.active().length, 2);
+        assert.equal(fromFile.deps.config.input.retentionHours, 5);
+        await fromFile.close({ keepDir: true });
+        const overridden = await startTestService({ dir, input: undefined, env: { INPUT: '{"urlCount":4}' } });
+        try {
+            assert.equal(overridden.deps.webhooks.active().length, 4);
+            assert.equal(overridden.deps.config.input.retentionHours, 5, 'fields absent from INPUT come from INPUT.json');
+        } finally {
+            await overridden.close();
+        }
+    });
+});

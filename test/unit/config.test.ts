@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.js';
+import { ConfigError } from '../../src/errors.js';
+
+describe('run input', () => {
+    it('applies the schema defaults and freezes the result', () => {
+        const input = parseInput({});
+        assert.equal(input.urlCount, 3);
+        assert.equal(input.retentionHours, 24);
+        assert.equal(input.maskSensitiveData, true);
+        assert.equal(input.maxPayloadSize, 10_485_760);
+        assert.equal(input.rateLimitPerMinute, 60);
+        assert.equal(input.replayMaxRetries, 3);
+        assert.equal(input.replayTimeoutMs, 10_000);
+        assert.equal(input.defaultResponseCode, 200);
+        assert.equal(input.defaultResponseBody, 'OK');
+        assert.deepEqual(input.defaultResponseHeaders, {});
+        assert.ok(Object.isFrozen(input));
+    });
+
+    const bad: [unknown, RegExp][] = [
+        [{ urlCount: 0 }, /^Invalid input field "urlCount": must be >= 1$/],
+        [{ urlCount: 51 }, /"urlCount": must be <= 50/],
+        [{ retentionHours: 'x' }, /"retentionHours": must be integer/],
+        [{ maskSensitiveData: 'yes' }, /"maskSensitiveData": must be boolean/],
+        [{ maxPayloadSize: 104857601 }, /"maxPayloadSize"/],
+        [{ redactBodyPaths: ['headers.x'] }, /"redactBodyPaths.0": must match pattern/],
+        [{ defaultResponseHeaders: { 'X-A': 1 } }, /"defaultResponseHeaders.X-A": must be a string/],
+        [{ responseDelayMs: 10001 }, /"responseDelayMs"/],
+        [[1, 2], /must be a JSON object/],
+    ];
+    for (const [raw, message] of bad) {
+        it(`stops on ${JSON.stringify(raw)} with one line naming the field`, () => {
+            assert.throws(() => parseInput(raw), (e: unknown) => e instanceof ConfigError && message.test(e.message) && !e.message.includes('\n'));
+        });
+    }
+
+    it('treats empty optional secrets as unset', () => {
+        const input = parseInput({ authKey: '', forwardUrl: '' });
+        assert.equal(input.authKey, undefined);
+        assert.equal(input.forwardUrl, undefined);
+    });
+
+    it('names unknown fields for a warning', () => {
+        assert.deepEqual(unknownInputFields({ urlcount: 3, urlCount: 3 }), ['urlcount']);
+    });
+});
+
+describe('environment', () => {
+    it('reads the port, storage and public URL with their defaults', () => {
+        const env = readEnv({});
+        assert.equal(env.port, 8080);
+        assert.equal(env.storageDir, './storage');
+        assert.equal(env.publicBaseUrl, undefined);
+        assert.equal(env.trustProxyHops, 0);
+        const set = readEnv({ APIFY_CONTAINER_PORT: '4321', ACTOR_STANDBY_URL: 'https://x.example/', CRAWLEE_STORAGE_DIR: '/data', TRUST_PROXY: '2', SSRF_ALLOWLIST: '127.0.0.1/32, ::1' });
+        assert.equal(set.port, 4321);
+        assert.equal(set.publicBaseUrl, 'https://x.example');
+        assert.equal(set.storageDir, '/data');
+        assert.equal(set.trustProxyHops, 2);
+        assert.deepEqual(set.ssrfAllowlist, ['127.0.0.1/32', '::1']);
+        assert.equal(readEnv({ ACTOR_WEB_SERVER_PORT: '1', APIFY_CONTAINER_PORT: '2' }).port, 1);
+        assert.equal(readEnv({ APIFY_IS_AT_HOME: '1' }).trustProxyHops, 1, 'one proxy hop is trusted on the platform');
+    });
+});
