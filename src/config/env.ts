@@ -15,6 +15,8 @@ export interface EnvConfig {
     ssrfAllowlist: string[];
     /** Running on the Apify platform. */
     onPlatform: boolean;
+    /** Operator override of the per-webhook ingest limit (benchmarks); undefined keeps 10000/min. */
+    ingestLimitPerMinute: number | undefined;
     /** Raw JSON of the `INPUT` override, if any. */
     inputOverride: string | undefined;
 }
@@ -36,6 +38,7 @@ export function readEnv(env: Env = process.env): EnvConfig {
     const trustProxy = env.TRUST_PROXY;
     const trustProxyHops = trustProxy !== undefined && trustProxy !== '' ? Number(trustProxy) : onPlatform ? 1 : 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ACTOR_WEB_SERVER_PORT: not a port number`);
+    if (env.INGEST_RATE_LIMIT_PER_MINUTE && !(Number(env.INGEST_RATE_LIMIT_PER_MINUTE) >= 0)) throw new Error('INGEST_RATE_LIMIT_PER_MINUTE: must be a number, 0 for no limit');
     if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new Error('TRUST_PROXY: must be a whole number of hops');
     const publicBaseUrl = first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL'])?.replace(/\/+$/, '');
     return {
@@ -45,6 +48,7 @@ export function readEnv(env: Env = process.env): EnvConfig {
         trustProxyHops,
         ssrfAllowlist: (env.SSRF_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
         onPlatform,
+        ingestLimitPerMinute: env.INGEST_RATE_LIMIT_PER_MINUTE ? Number(env.INGEST_RATE_LIMIT_PER_MINUTE) : undefined,
         inputOverride: env.INPUT,
     };
 }

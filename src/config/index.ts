@@ -22,6 +22,6 @@ export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig
         input,
         env: Object.freeze(env),
         offloadThreshold: overrides.offloadThreshold ?? 5 * 1024 * 1024,
-        ingestLimitPerMinute: overrides.ingestLimitPerMinute ?? 10_000,
+        ingestLimitPerMinute: overrides.ingestLimitPerMinute ?? env.ingestLimitPerMinute ?? 10_000,
     });
 }

@@ -1,27 +1,38 @@
 import type { AppDeps } from '../deps.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { parseLogsQuery } from '../http/parse-logs-query.js';
+import { encodeCursor } from '../http/logs-query/cursor.js';
+import { parseLogsRequest } from '../http/parse-logs-query.js';
 import { sendJson } from '../http/respond.js';
 import type { Handler } from '../http/router.js';
 import type { LogEntry } from '../storage/types.js';
 
-/** GET /logs: filtered, sorted, paginated summaries. */
+/** GET /logs: filtered, sorted summaries, paginated by offset (with a total) or by keyset cursor. */
 export function logsRoute(deps: AppDeps): Handler {
-        return async (_req, res, ctx) => {
+    return async (_req, res, ctx) => {
         const base = deps.baseUrl();
-        const query = parseLogsQuery(ctx.search);
+        const { query, echo } = parseLogsRequest(ctx.search);
         const page = await deps.store.query(query);
         const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));
-        const nextOffset = page.total !== undefined && query.offset + items.length < page.total ? query.offset + items.length : null;
-        const next = new URLSearchParams(ctx.search);
-        next.set('offset', String(nextOffset));
+        // The next page repeats every parameter as given, with only offset or cursor moved on.
+        const pageUrl = (name: string, value: string): string => {
+            const next = new URLSearchParams(ctx.search);
+            next.set(name, value);
+            return `${base}/logs?${next.toString()}`;
+        };
+        if (query.cursor !== undefined) {
+            const nextCursor = page.next ? encodeCursor(page.next, query.sort) : null;
+            sendJson(res, 200, { count: items.length, items, nextCursor, nextPageUrl: nextCursor === null ? null : pageUrl('cursor', nextCursor) });
+            return;
+        }
+        const total = page.total ?? 0;
+        const nextOffset = query.offset + items.length < total && items.length > 0 ? query.offset + items.length : null;
         sendJson(res, 200, {
-            filters: { limit: query.limit, offset: query.offset, sort: query.sort },
+            filters: { limit: query.limit, offset: query.offset, sort: query.sort, ...echo },
             count: items.length,
-            total: page.total,
+            total,
             items,
             nextOffset,
-            nextPageUrl: nextOffset === null ? null : `${base}/logs?${next.toString()}`,
+            nextPageUrl: nextOffset === null ? null : pageUrl('offset', String(nextOffset)),
         });
     };
 }

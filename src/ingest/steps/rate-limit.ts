@@ -6,6 +6,7 @@ import type { Step } from '../context.js';
 /** Step 4: a per-webhook ceiling per minute, checked before the body is read. */
 export function createIngestRateLimit(perMinute: number, clock: Clock): Step {
     const limiter = new RateLimiter(perMinute, 60_000, clock);
+    if (perMinute <= 0) return () => undefined;
     return (ctx) => {
         const decision = limiter.hit(ctx.webhookId);
         setRateHeaders(ctx.res, decision);
