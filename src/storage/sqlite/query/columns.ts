@@ -1,0 +1,59 @@
+import type { ExactField, JsonColumn, NumberField, PartialField, SortField } from '../../query-types.js';
+
+// Every column name that reaches SQL text comes from one of these tables; values are always bound.
+
+/** Exact-match fields → column. */
+export const EXACT_COLUMNS: Readonly<Record<ExactField, string>> = {
+    id: 'e.id',
+    webhookId: 'e.webhook_id',
+    requestId: 'e.request_id',
+    signatureProvider: 'e.signature_provider',
+    method: 'e.method',
+};
+
+/** Numeric fields → column (`timestamp` is ms since the epoch in `ts`). */
+export const NUMBER_COLUMNS: Readonly<Record<NumberField, string>> = {
+    statusCode: 'e.status_code',
+    size: 'e.size',
+    processingTime: 'e.processing_time',
+    timestamp: 'e.ts',
+};
+
+/** Partial-match fields → column. */
+export const PARTIAL_COLUMNS: Readonly<Record<PartialField, string>> = {
+    requestUrl: 'e.request_url',
+    contentType: 'e.content_type',
+    userAgent: 'e.user_agent',
+};
+
+/** JSON-text columns → column; `body` lives in the bodies table (joined as `b`). */
+export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
+    headers: 'e.headers',
+    query: 'e.query',
+    body: 'b.text',
+    responseHeaders: 'e.response_headers',
+    responseBody: 'e.response_body',
+};
+
+/**
+ * Sort fields → the expression ordered by. Nullable columns go through IFNULL with a sentinel
+ * that sorts before every real value, so that ORDER BY and the keyset predicate agree and a
+ * cursor never holds NULL. remoteIp orders by address bytes (IPv4 before IPv6), not by text.
+ */
+export const SORT_EXPRESSIONS: Readonly<Record<SortField, string>> = {
+    id: 'e.id',
+    statusCode: 'e.status_code',
+    method: 'e.method',
+    size: 'e.size',
+    timestamp: 'e.ts',
+    remoteIp: "IFNULL(e.ip_bin, X'')",
+    processingTime: 'e.processing_time',
+    webhookId: 'e.webhook_id',
+    userAgent: 'e.user_agent',
+    requestUrl: 'e.request_url',
+    contentType: 'e.content_type',
+    requestId: 'e.request_id',
+    signatureValid: 'IFNULL(e.signature_valid, -1)',
+    signatureProvider: "IFNULL(e.signature_provider, '')",
+    signatureError: "IFNULL(e.signature_error, '')",
+};

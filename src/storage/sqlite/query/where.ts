@@ -1,0 +1,98 @@
+import type { Filter, JsonColumn } from '../../query-types.js';
+import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
+
+/** SQL conditions with their bound values, built from filters. */
+export interface WhereParts {
+    conditions: string[];
+    params: Record<string, unknown>;
+    /** Whether a condition reads the bodies table (joined as `b`). */
+    needsBody: boolean;
+}
+
+const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** A numeric path segment also tries an array index when it is at most this long. */
+const MAX_INDEX_DIGITS = 9;
+/** Three numeric segments give 8 paths to try; that is plenty. */
+const MAX_ALTERNATIVES = 8;
+
+/** LIKE pattern for "contains `text`", with %, _ and the escape character escaped. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Translates filters into conditions over `events e` (and `bodies b`). Values are bound as @pN. */
+export function buildWhere(filters: readonly Filter[]): WhereParts {
+    const parts: WhereParts = { conditions: [], params: {}, needsBody: false };
+    const bind = (value: unknown): string => {
+        const name = `p${Object.keys(parts.params).length}`;
+        parts.params[name] = value;
+        return `@${name}`;
+    };
+    for (const f of filters) {
+        switch (f.kind) {
+            case 'exact':
+                parts.conditions.push(`${EXACT_COLUMNS[f.field]} = ${bind(f.value)}`);
+                break;
+            case 'range':
+                parts.conditions.push(`${NUMBER_COLUMNS[f.field]} ${OPERATORS[f.op]} ${bind(f.value)}`);
+                break;
+            case 'partial':
+                // LIKE is case-insensitive for ASCII: contentType=JSON finds application/json.
+                parts.conditions.push(`${PARTIAL_COLUMNS[f.field]} LIKE ${bind(containsPattern(f.value))} ESCAPE '\\'`);
+                break;
+            case 'ip':
+                parts.conditions.push(`e.ip_bin BETWEEN ${bind(f.lo)} AND ${bind(f.hi)}`);
+                break;
+            case 'bool':
+                parts.conditions.push(`e.signature_valid = ${bind(f.value ? 1 : 0)}`);
+                break;
+            case 'text':
+                if (f.column === 'body') parts.needsBody = true;
+                parts.conditions.push(`${JSON_COLUMNS[f.column]} LIKE ${bind(containsPattern(f.value))} ESCAPE '\\'`);
+                break;
+            case 'keyed':
+                if (f.column === 'body') parts.needsBody = true;
+                parts.conditions.push(keyedCondition(f.column, f.path, f.value, bind));
+                break;
+        }
+    }
+    return parts;
+}
+
+/**
+ * "The value at `path` equals `value`": strings compare exactly, true/false/null by their JSON
+ * spelling, numbers numerically (so 1.50 finds 1.5), and an array matches when any element does.
+ */
+function keyedCondition(column: JsonColumn, path: string[], value: string, bind: (v: unknown) => string): string {
+    const s = bind(value);
+    const n = bind(DECIMAL.test(value) && Number.isFinite(Number(value)) ? Number(value) : null);
+    // typeof(key) = 'text' only for members of an object: the path named an object, which never equals a value.
+    const match = `typeof(j.key) <> 'text' AND CASE j.type WHEN 'text' THEN j.atom = ${s} WHEN 'integer' THEN j.atom = ${n} WHEN 'real' THEN j.atom = ${n} `
+        + `WHEN 'true' THEN ${s} = 'true' WHEN 'false' THEN ${s} = 'false' WHEN 'null' THEN ${s} = 'null' ELSE j.value = ${s} END`;
+    if (column === 'responseHeaders') {
+        // Response header names keep the case they were set with; match them ignoring case.
+        return `EXISTS (SELECT 1 FROM json_each(e.response_headers) h, json_each(json_quote(h.value)) j WHERE lower(h.key) = ${bind(path[0])} AND ${match})`;
+    }
+    const source = column === 'body'
+        // Only a body that is JSON has keys; a text body that happens to be JSON counts too.
+        ? `CASE WHEN e.body_kind = 'json' OR (e.body_kind = 'text' AND json_valid(b.text)) THEN b.text END`
+        : JSON_COLUMNS[column];
+    const alternatives = jsonPaths(path, column === 'body' || column === 'responseBody');
+    return `(${alternatives.map((p) => `EXISTS (SELECT 1 FROM json_each(${source}, ${bind(p)}) j WHERE ${match})`).join(' OR ')})`;
+}
+
+/**
+ * SQLite JSON paths for key segments (already free of quotes, backslashes and control characters).
+ * With `indexes`, a numeric segment addresses an array element or an object key, whichever exists
+ * (for the first three numeric segments; later ones are array indexes only).
+ */
+export function jsonPaths(path: readonly string[], indexes: boolean): string[] {
+    let paths = ['$'];
+    for (const segment of path) {
+        const key = `."${segment}"`;
+        const asIndex = indexes && /^\d+$/.test(segment) && segment.length <= MAX_INDEX_DIGITS ? `[${Number(segment)}]` : undefined;
+        if (!asIndex) paths = paths.map((p) => p + key);
+        // Past MAX_ALTERNATIVES paths, further numeric segments are read as array indexes only.
+        else paths = paths.length >= MAX_ALTERNATIVES ? paths.map((p) => p + asIndex) : paths.flatMap((p) => [p + asIndex, p + key]);
+    }
+    return paths;
+}
