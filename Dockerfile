@@ -43,6 +43,7 @@ COPY --from=builder --chown=myuser:myuser /usr/src/app/package.json ./package.js
 COPY --from=builder --chown=myuser:myuser /usr/src/app/node_modules ./node_modules
 COPY --from=builder --chown=myuser:myuser /usr/src/app/dist ./dist
 COPY --from=builder --chown=myuser:myuser /usr/src/app/INPUT_SCHEMA.json ./INPUT_SCHEMA.json
+COPY --from=builder --chown=myuser:myuser /usr/src/app/.actor ./.actor
 # Always exists (created in the builder), possibly empty.
 COPY --from=builder --chown=myuser:myuser /usr/src/app/public ./public
 

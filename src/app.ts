@@ -12,6 +12,7 @@ import { dashboardRoute } from './routes/dashboard.js';
 import { infoRoute } from './routes/info.js';
 import { logDetailRoute, logsRoute } from './routes/logs.js';
 import { metricsRoute } from './routes/metrics.js';
+import { openapiRoute } from './routes/openapi.js';
 import { payloadRoute } from './routes/payload.js';
 import { healthRoute, readyRoute } from './routes/probes.js';
 
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): RequestListener {
         .add(['GET'], '/logs/:logId', guarded(logDetailRoute(deps)))
         .add(['GET'], '/logs/:logId/payload', guarded(payloadRoute(deps)))
         .add(['GET'], '/system/metrics', guarded(metricsRoute(deps)))
+        .add(['GET'], '/openapi.json', guarded(openapiRoute(deps)))
         .add(['GET'], '/health', limited(healthRoute(deps)))
         .add(['GET'], '/ready', limited(readyRoute(deps)));
 

@@ -23,6 +23,9 @@ import { WebhookManager } from './webhooks/manager.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
+/** Input fields whose features (signatures, scripts, forwarding) are not built yet. */
+const PENDING_FIELDS = ['signatureVerification', 'signatureVerificationSecret', 'customScript', 'forwardUrl'] as const;
+
 /** How to start the service; everything is optional and defaults to the real thing. */
 export interface StartOptions {
     /** Run input; when absent it is read with Actor.getInput(). The `INPUT` env var overrides either. */
@@ -96,6 +99,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const unknown = unknownInputFields(rawInput);
     if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
     const config = makeConfig(parseInput(rawInput), env, options.overrides);
+    const pending = PENDING_FIELDS.filter((field) => config.input[field] !== undefined);
+    if (pending.length) log.warn(`Input fields accepted but not active in this release: ${pending.join(', ')}`);
 
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
     const freshDatabase = !existsSync(dbFile);

@@ -53,7 +53,10 @@ describe('probes, info and metrics', () => {
         assert.equal(body.endpoints.logs, `${base}/logs?limit=100`);
         assert.match(body.endpoints.replay ?? '', /^https:\/\/abc\.apify\.example\/replay\/.*\?url=/);
         for (const url of Object.values(body.endpoints)) assert.ok(String(url).startsWith(base));
-        assert.ok(String(body.docs).startsWith('https://'));
+        assert.equal(body.docs, `${base}/openapi.json`);
+        const docs = await json<{ openapi: string; paths: Record<string, unknown> }>(await svc.fetch('/openapi.json', { headers: auth }));
+        assert.match(docs.openapi, /^3\./);
+        assert.ok('/logs' in docs.paths && '/webhook/{id}' in docs.paths);
     });
 
     it('GET /system/metrics reports storage, sync and ingest figures', async () => {
