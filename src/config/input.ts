@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError } from '../errors.js';
 
@@ -72,6 +73,12 @@ export function parseInput(raw: unknown): Readonly<InputConfig> {
     const config = input as unknown as InputConfig;
     for (const [name, value] of Object.entries(config.defaultResponseHeaders)) {
         if (typeof value !== 'string') throw new ConfigError(`Invalid input field "defaultResponseHeaders.${name}": must be a string`);
+        try {
+            validateHeaderName(name);
+            validateHeaderValue(name, value);
+        } catch {
+            throw new ConfigError(`Invalid input field "defaultResponseHeaders.${name}": not a valid HTTP header`);
+        }
     }
     return Object.freeze(config);
 }

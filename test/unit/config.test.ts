@@ -28,6 +28,8 @@ describe('run input', () => {
         [{ redactBodyPaths: ['headers.x'] }, /"redactBodyPaths.0": must match pattern/],
         [{ defaultResponseHeaders: { 'X-A': 1 } }, /"defaultResponseHeaders.X-A": must be a string/],
         [{ responseDelayMs: 10001 }, /"responseDelayMs"/],
+        [{ defaultResponseHeaders: { 'Bad Name': 'x' } }, /"defaultResponseHeaders.Bad Name": not a valid HTTP header/],
+        [{ defaultResponseHeaders: { 'X-A': 'line\nbreak' } }, /"defaultResponseHeaders.X-A": not a valid HTTP header/],
         [[1, 2], /must be a JSON object/],
     ];
     for (const [raw, message] of bad) {
