@@ -8,6 +8,7 @@ import { makeConfig, parseInput, readEnv, unknownInputFields, type Config } from
 import type { AppDeps, Readiness } from './deps.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './app.js';
+import { answerClientError } from './http/client-error.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
 import { consoleLogger, type Logger } from './lib/log.js';
@@ -127,6 +128,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     cleanup.unref();
 
     const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, createApp(deps));
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolveListen, reject) => {
         server.once('error', reject);
         server.listen(options.port ?? env.port, () => resolveListen());

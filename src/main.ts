@@ -43,6 +43,8 @@ async function main(): Promise<void> {
                 },
             );
     };
+    // A bug must not take the capture service down with it: log and keep serving.
+    process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: reason instanceof Error ? reason.stack : String(reason) }));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
     if (env.onPlatform) {
