@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { MemoryStorage } from '@crawlee/memory-storage';
-import { Actor, Configuration, Dataset, KeyValueStore } from 'apify';
+import { Actor, Configuration, KeyValueStore } from 'apify';
 import { makeConfig, parseInput, readEnv, unknownInputFields, type Config } from './config/index.js';
 import type { AppDeps, Readiness } from './deps.js';
 import { ConfigError } from './errors.js';
@@ -15,6 +15,7 @@ import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
 import { KvBlobStore } from './storage/apify/kv-blob-store.js';
 import { DatasetExporter } from './storage/apify/dataset-export.js';
+import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
 import { FileBlobStore } from './storage/blob/file-blob-store.js';
@@ -58,7 +59,7 @@ export interface Service {
 
 interface ActorStorage {
     kvs: KeyValueStore;
-    dataset: Dataset;
+    dataset: DatasetSink;
     readInput(): Promise<unknown>;
 }
 
@@ -68,11 +69,11 @@ interface ActorStorage {
  */
 async function openActorStorage(onPlatform: boolean, storageDir: string): Promise<ActorStorage> {
     if (onPlatform) {
-        return { kvs: await Actor.openKeyValueStore(), dataset: await Actor.openDataset(), readInput: () => Actor.getInput() };
+        return { kvs: await Actor.openKeyValueStore(), dataset: new ApifyDatasetSink(await Actor.openDataset()), readInput: () => Actor.getInput() };
     }
     const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
     const kvs = await KeyValueStore.open(undefined, { config });
-    return { kvs, dataset: await Dataset.open(undefined, { config }), readInput: () => kvs.getValue('INPUT') };
+    return { kvs, dataset: new LocalDatasetSink(join(storageDir, 'datasets', 'default')), readInput: () => kvs.getValue('INPUT') };
 }
 
 async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {

@@ -1,0 +1,86 @@
+import type { Readiness } from '../../deps.js';
+import type { Logger } from '../../lib/log.js';
+import type { EventStore } from '../event-store.js';
+import type { BodyKind, NewEvent } from '../types.js';
+import type { DatasetSink } from './dataset-sink.js';
+
+const PAGE = 1000;
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** Rebuilds a stored event from a dataset item written by the exporter; null when it is not one. */
+export function eventFromItem(item: Record<string, unknown>): NewEvent | null {
+    if (typeof item.id !== 'string' || typeof item.webhookId !== 'string') return null;
+    const ts = Date.parse(text(item.timestamp));
+    if (!Number.isFinite(ts)) return null;
+    let kind: BodyKind;
+    let raw: Buffer | undefined;
+    let blobKey: string | undefined;
+    const body = item.body;
+    if (item.bodyEncoding === 'base64' && typeof body === 'string') {
+        kind = 'binary';
+        raw = Buffer.from(body, 'base64');
+    } else if (body && typeof body === 'object' && (body as { offloaded?: unknown }).offloaded === true) {
+        kind = 'offloaded';
+        blobKey = text((body as { key?: unknown }).key);
+    } else if (typeof body === 'string') {
+        kind = body === '' ? 'empty' : 'text';
+        raw = Buffer.from(body);
+    } else {
+        kind = 'json';
+        raw = Buffer.from(typeof item.bodyText === 'string' ? item.bodyText : JSON.stringify(body));
+    }
+    const event: NewEvent = {
+        id: item.id,
+        webhookId: item.webhookId,
+        timestamp: ts,
+        method: text(item.method),
+        statusCode: Number(item.statusCode) || 0,
+        size: Number(item.size) || 0,
+        processingTime: Number(item.processingTime) || 0,
+        requestId: text(item.requestId),
+        requestUrl: text(item.requestUrl),
+        contentType: text(item.contentType),
+        remoteIp: text(item.remoteIp),
+        userAgent: text(item.userAgent),
+        headers: obj(item.headers),
+        query: obj(item.query),
+        bodyKind: kind,
+        responseHeaders: obj(item.responseHeaders),
+        responseBody: item.responseBody ?? null,
+    };
+    if (raw && kind !== 'empty') event.bodyRaw = raw;
+    if (blobKey) event.blobKey = blobKey;
+    if (typeof item.signatureValid === 'boolean') event.signatureValid = item.signatureValid;
+    if (typeof item.signatureProvider === 'string') event.signatureProvider = item.signatureProvider;
+    if (typeof item.signatureError === 'string') event.signatureError = item.signatureError;
+    if (item.meta && typeof item.meta === 'object') event.meta = obj(item.meta);
+    return event;
+}
+
+/**
+ * When the local database is new but the dataset holds events (a fresh container after a
+ * migration), copies them back in the background. Progress is kept in the meta table, so an
+ * interrupted restore resumes.
+ */
+export async function restoreFromDataset(dataset: DatasetSink, store: EventStore, readiness: Readiness, log: Logger): Promise<void> {
+    let offset = Number(store.getMeta('restore_offset') ?? 0);
+    readiness.catchUp = { imported: 0, done: false };
+    try {
+        for (;;) {
+            const items = await dataset.read(offset, PAGE);
+            const events = items.map(eventFromItem).filter((e): e is NewEvent => e !== null);
+            readiness.catchUp.imported += await store.importEvents(events);
+            offset += items.length;
+            await store.setMeta('restore_offset', String(offset));
+            if (items.length < PAGE) break;
+        }
+        await store.setMeta('restore_done', '1');
+        readiness.catchUp.done = true;
+        log.info('restored events from the dataset', { imported: readiness.catchUp.imported });
+    } catch (error) {
+        readiness.catchUp.error = String(error);
+        log.error('restore from the dataset failed', { error: String(error) });
+    }
+}

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dataset } from 'apify';
+
+/** Where exported events go: the actor's dataset. */
+export interface DatasetSink {
+    /** Appends items in order. */
+    push(items: Record<string, unknown>[]): Promise<void>;
+    /** Reads up to `limit` items from `offset` (0-based), in order. */
+    read(offset: number, limit: number): Promise<Record<string, unknown>[]>;
+}
+
+/** The platform dataset, through the SDK. */
+export class ApifyDatasetSink implements DatasetSink {
+    constructor(private readonly dataset: Dataset) {}
+
+    async push(items: Record<string, unknown>[]): Promise<void> {
+        await this.dataset.pushData(items);
+    }
+
+    async read(offset: number, limit: number): Promise<Record<string, unknown>[]> {
+        const page = await this.dataset.getData({ offset, limit, clean: false });
+        return page.items as Record<string, unknown>[];
+    }
+}
+
+const fileName = (index: number): string => `${String(index).padStart(9, '0')}.json`;
+
+/**
+ * The local dataset folder in the SDK's layout (one `000000001.json` file per item), written
+ * directly. Unlike the SDK's local client it keeps no in-memory index of every item, so opening a
+ * dataset of a million items costs a few file probes, not seconds and hundreds of megabytes.
+ */
+export class LocalDatasetSink implements DatasetSink {
+    private next: number;
+
+    constructor(private readonly dir: string) {
+        this.next = LocalDatasetSink.firstFreeIndex(dir);
+    }
+
+    /** Items are numbered 1..n without gaps: probe exponentially, then binary-search the end. */
+    static firstFreeIndex(dir: string): number {
+        const exists = (i: number): boolean => existsSync(join(dir, fileName(i)));
+        if (!exists(1)) return 1;
+        let high = 2;
+        while (exists(high)) high *= 2;
+        let low = high / 2; // exists(low) holds, exists(high) does not
+        while (high - low > 1) {
+            const mid = Math.floor((low + high) / 2);
+            if (exists(mid)) low = mid;
+            else high = mid;
+        }
+        return high;
+    }
+
+    async push(items: Record<string, unknown>[]): Promise<void> {
+        await mkdir(this.dir, { recursive: true });
+        const start = this.next;
+        this.next += items.length;
+        await Promise.all(items.map((item, i) => writeFile(join(this.dir, fileName(start + i)), JSON.stringify(item, null, 2))));
+    }
+
+    async read(offset: number, limit: number): Promise<Record<string, unknown>[]> {
+        const items: Record<string, unknown>[] = [];
+        for (let index = offset + 1; index < offset + 1 + limit; index++) {
+            const text = await readFile(join(this.dir, fileName(index)), 'utf8').catch(() => undefined);
+            if (text === undefined) break;
+            items.push(JSON.parse(text) as Record<string, unknown>);
+        }
+        return items;
+    }
+}

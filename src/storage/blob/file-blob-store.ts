@@ -1,0 +1,54 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { NotFoundError } from '../../errors.js';
+import type { BlobStore, BlobWriter } from '../blob-store.js';
+
+const SAFE_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
+
+/**
+ * Blobs as files in a key-value store folder of the local storage (`<key>.bin`), written through a
+ * temporary name, fsynced, then renamed, so a crash never leaves a half blob under a real key.
+ */
+export class FileBlobStore implements BlobStore {
+    constructor(private readonly dir: string) {}
+
+    async create(key: string): Promise<BlobWriter> {
+        if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
+        await mkdir(this.dir, { recursive: true });
+        const final = join(this.dir, `${key}.bin`);
+        const temp = `${final}.partial`;
+        const handle = await open(temp, 'w');
+        let written = 0;
+        let closed = false;
+        const close = async (): Promise<void> => {
+            if (closed) return;
+            closed = true;
+            await handle.close();
+        };
+        return {
+            write: async (chunk) => {
+                await handle.write(chunk);
+                written += chunk.length;
+            },
+            commit: async () => {
+                await handle.sync();
+                await close();
+                await rename(temp, final);
+                return written;
+            },
+            abort: async () => {
+                await close().catch(() => undefined);
+                await rm(temp, { force: true }).catch(() => undefined);
+            },
+        };
+    }
+
+    async read(key: string): Promise<{ stream: NodeJS.ReadableStream & import('node:stream').Readable; size: number }> {
+        if (!SAFE_KEY.test(key)) throw new NotFoundError(`Payload '${key}' not found`);
+        const file = join(this.dir, `${key}.bin`);
+        const info = await stat(file).catch(() => undefined);
+        if (!info) throw new NotFoundError(`Payload '${key}' not found`);
+        return { stream: createReadStream(file), size: info.size };
+    }
+}

@@ -1,0 +1,50 @@
+import type { LogsPage, LogsQuery } from './query-types.js';
+import type { LogEntry, NewEvent, StoredBody } from './types.js';
+
+/** Figures for /system/metrics and /ready. */
+export interface StoreStats {
+    eventsStored: number;
+    outboxBacklog: number;
+    offloadedPayloads: number;
+    databaseBytes: number;
+}
+
+/** An event waiting in the outbox for export to the dataset. */
+export interface OutboxItem {
+    seq: number;
+    entry: LogEntry;
+    /** The body text as received, for JSON bodies. */
+    rawText?: string;
+}
+
+/** The durable event store: one writer, many readers. */
+export interface EventStore {
+    /** Resolves once the event is committed durably; rejects (never silently drops) when it cannot be. */
+    append(event: NewEvent): Promise<void>;
+    /** Inserts events restored from the dataset unless their id exists; they are not exported again. */
+    importEvents(events: NewEvent[]): Promise<number>;
+    /** The full entry. Throws NotFoundError when no event has this id. */
+    getEntry(id: string): LogEntry;
+    /** The owning webhook of an event, or undefined when no event has this id. */
+    webhookOf(id: string): string | undefined;
+    /** Resolves a timestamp (ms) to the newest event id of the webhook at that instant, if any. */
+    idAtTimestamp(webhookId: string, ts: number): string | undefined;
+    /** The stored body of an event. Throws NotFoundError when no event has this id. */
+    getBody(id: string): StoredBody;
+    /** Runs a GET /logs query off the main thread. Throws BadRequestError for an unusable cursor. */
+    query(q: LogsQuery): Promise<LogsPage>;
+    /** The oldest events not yet exported, at most `limit`. */
+    readOutbox(limit: number): OutboxItem[];
+    /** Marks outbox entries up to and including `seq` as exported. */
+    markExported(seq: number): Promise<void>;
+    /** Reads a value of the meta table. */
+    getMeta(key: string): string | undefined;
+    /** Writes a value of the meta table. */
+    setMeta(key: string, value: string): Promise<void>;
+    /** Counters for metrics. */
+    stats(): StoreStats;
+    /** Whether reads and writes work; false after the writer failed. */
+    healthy(): boolean;
+    /** Commits pending writes and closes every connection. */
+    close(): Promise<void>;
+}

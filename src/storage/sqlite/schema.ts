@@ -1,0 +1,69 @@
+import type { Database } from 'better-sqlite3';
+
+/** Bumped when the DDL below changes incompatibly. */
+export const SCHEMA_VERSION = 1;
+
+// Body bytes live apart from the event row so that scans over event columns stay small,
+// and a body substring search reads only the bodies table.
+const DDL = `
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    webhook_id TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    processing_time REAL NOT NULL,
+    request_id TEXT NOT NULL,
+    request_url TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    remote_ip TEXT NOT NULL,
+    ip_bin BLOB,
+    user_agent TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    query TEXT NOT NULL,
+    response_headers TEXT NOT NULL,
+    response_body TEXT NOT NULL,
+    signature_valid INTEGER,
+    signature_provider TEXT,
+    signature_error TEXT,
+    body_kind TEXT NOT NULL,
+    blob_key TEXT,
+    meta TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS events_id ON events(id);
+CREATE INDEX IF NOT EXISTS events_ts ON events(ts, id);
+CREATE INDEX IF NOT EXISTS events_webhook_ts ON events(webhook_id, ts, id);
+CREATE INDEX IF NOT EXISTS events_status ON events(status_code, ts);
+CREATE INDEX IF NOT EXISTS events_size ON events(size);
+CREATE INDEX IF NOT EXISTS events_request_id ON events(request_id);
+CREATE INDEX IF NOT EXISTS events_ip ON events(ip_bin);
+CREATE INDEX IF NOT EXISTS events_offloaded ON events(seq) WHERE body_kind = 'offloaded';
+CREATE TABLE IF NOT EXISTS bodies (
+    seq INTEGER PRIMARY KEY,
+    text TEXT,
+    raw BLOB
+);
+CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+/** Opens the schema on the single writer connection: WAL, full fsync per commit, tables and indexes. */
+export function prepareWriter(db: Database): void {
+    db.pragma('journal_mode = WAL');
+    // FULL: every commit (one per group) is fsynced, so an answered event survives SIGKILL and power loss.
+    db.pragma('synchronous = FULL');
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -16000');
+    db.pragma('busy_timeout = 5000');
+    db.exec(DDL);
+    db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+}
+
+/** Settings for a read-only connection (point lookups, queries, outbox reads). */
+export function prepareReader(db: Database, cacheKb = 32_000): void {
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`cache_size = -${cacheKb}`);
+    db.pragma('temp_store = MEMORY');
+}

@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import type { NewEvent } from '../types.js';
+import { bodyParams, eventParams, INSERT_EVENT } from './rows.js';
+import { prepareWriter } from './schema.js';
+import type { WriterReply, WriterRequest } from './writer-protocol.js';
+
+/** The single writer connection: applies a group of requests in one transaction (one fsync). */
+export interface WriterCore {
+    /** Commits the group; a failing request is retried alone so it cannot fail its neighbours. */
+    commit(reqs: WriterRequest[]): WriterReply[];
+    /** Checkpoints the WAL into the database file and closes. */
+    close(): void;
+}
+
+/** Opens the database for writing and prepares the statements once. */
+export function openWriterCore(file: string): WriterCore {
+    const db = new Database(file);
+    prepareWriter(db);
+    const insertEvent = db.prepare(INSERT_EVENT);
+    const insertBody = db.prepare('INSERT INTO bodies (seq, text, raw) VALUES (?, ?, ?)');
+    const insertOutbox = db.prepare('INSERT INTO outbox (seq) VALUES (?)');
+    const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
+    const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
+    const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+
+    const insert = (e: NewEvent, exported: boolean): void => {
+        const seq = Number(insertEvent.run(eventParams(e)).lastInsertRowid);
+        const body = bodyParams(e);
+        if (body) insertBody.run(seq, body.text, body.raw);
+        if (!exported) insertOutbox.run(seq);
+    };
+    const apply = (req: WriterRequest): WriterReply => {
+        switch (req.op) {
+            case 'append':
+                for (const e of req.events) insert(e, false);
+                return { batch: req.batch, inserted: req.events.length };
+            case 'import': {
+                let inserted = 0;
+                for (const e of req.events) {
+                    if (hasId.get(e.id)) continue;
+                    insert(e, true);
+                    inserted++;
+                }
+                return { batch: req.batch, inserted };
+            }
+            case 'exported':
+                deleteOutbox.run(req.upToSeq);
+                return { batch: req.batch };
+            case 'setMeta':
+                setMeta.run(req.key, req.value);
+                return { batch: req.batch };
+            case 'close':
+                return { batch: req.batch };
+        }
+    };
+    const transaction = db.transaction((reqs: WriterRequest[]) => reqs.map(apply));
+    return {
+        commit(reqs) {
+            try {
+                return transaction(reqs);
+            } catch {
+                return reqs.map((r) => {
+                    try {
+                        return transaction([r])[0]!;
+                    } catch (error) {
+                        return { batch: r.batch, error: error instanceof Error ? error.message : String(error) };
+                    }
+                });
+            }
+        },
+        close() {
+            db.pragma('wal_checkpoint(TRUNCATE)');
+            db.close();
+        },
+    };
+}

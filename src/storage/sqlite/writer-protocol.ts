@@ -1,0 +1,24 @@
+import type { NewEvent } from '../types.js';
+
+/** Messages from the main thread to the writer worker. */
+export type WriterRequest =
+    | { op: 'append'; batch: number; events: NewEvent[] }
+    /** Events restored from the dataset: inserted if absent, never queued for export again. */
+    | { op: 'import'; batch: number; events: NewEvent[] }
+    /** The dataset holds every outbox entry up to and including `seq`. */
+    | { op: 'exported'; batch: number; upToSeq: number }
+    | { op: 'setMeta'; batch: number; key: string; value: string }
+    | { op: 'close'; batch: number };
+
+/** The writer's answer to one request. */
+export interface WriterReply {
+    batch: number;
+    error?: string;
+    /** For append/import: how many rows were inserted. */
+    inserted?: number;
+}
+
+/** What the worker is started with. */
+export interface WriterInit {
+    file: string;
+}

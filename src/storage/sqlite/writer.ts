@@ -1,0 +1,110 @@
+import type { Worker } from 'node:worker_threads';
+import { startSiblingWorker } from '../../lib/worker-url.js';
+import type { NewEvent } from '../types.js';
+import type { WriterReply, WriterRequest } from './writer-protocol.js';
+
+/** Appends handed to the writer per message while more keep arriving. */
+const PIPELINE_GROUP = 8;
+
+type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void };
+export type WithoutBatch<T> = T extends unknown ? Omit<T, 'batch'> : never;
+
+/** The single writer of the database, wherever it runs. */
+export interface EventWriter {
+    /** False once the writer has failed or closed. */
+    readonly healthy: boolean;
+    /** Durably stores one event; rejects if the commit fails. */
+    append(event: NewEvent): Promise<void>;
+    /** Any other write request; resolves with its reply. */
+    request(req: WithoutBatch<WriterRequest>): Promise<WriterReply>;
+    /** Commits what is queued and closes. */
+    close(): Promise<void>;
+}
+
+/**
+ * Main-thread side of the writer worker. Appends made in the same tick travel in one message;
+ * each promise settles once its rows are committed and fsynced.
+ */
+export class WorkerWriter implements EventWriter {
+    private readonly worker: Worker;
+    private readonly waiting = new Map<number, Pending>();
+    private nextBatch = 1;
+    private queued: { event: NewEvent; pending: Pending }[] = [];
+    private closed = false;
+    private failure: Error | undefined;
+
+    constructor(file: string) {
+        this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file } });
+        this.worker.on('message', (reply: WriterReply) => this.settle(reply));
+        this.worker.on('error', (error) => this.fail(error));
+        this.worker.on('exit', (code) => {
+            if (!this.closed) this.fail(new Error(`storage writer stopped (exit code ${code})`));
+        });
+    }
+
+    /** Whether the writer is running; false after a crash of the worker. */
+    get healthy(): boolean {
+        return !this.failure && !this.closed;
+    }
+
+    /** Durably stores one event. Rejects if the write fails; the caller must not report success then. */
+    append(event: NewEvent): Promise<void> {
+        if (this.failure) return Promise.reject(this.failure);
+        return new Promise<void>((resolve, reject) => {
+            if (this.queued.length === 0) setImmediate(() => this.sendQueued());
+            this.queued.push({ event, pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
+            // Hand over in small groups so the writer commits while this thread is still parsing.
+            if (this.queued.length >= PIPELINE_GROUP) this.sendQueued();
+        });
+    }
+
+    /** Sends any other request and resolves with the worker's reply. */
+    request(req: WithoutBatch<WriterRequest>): Promise<WriterReply> {
+        if (this.failure) return Promise.reject(this.failure);
+        return new Promise<WriterReply>((resolve, reject) => {
+            const batch = this.nextBatch++;
+            this.waiting.set(batch, {
+                resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve(r)),
+                reject,
+            });
+            this.worker.postMessage({ ...req, batch });
+        });
+    }
+
+    /** Commits what is queued, then stops the worker after a WAL checkpoint. */
+    async close(): Promise<void> {
+        if (this.closed) return;
+        this.sendQueued();
+        const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+        await this.request({ op: 'close' }).catch(() => undefined);
+        this.closed = true;
+        await exited;
+    }
+
+    private sendQueued(): void {
+        const queued = this.queued;
+        if (queued.length === 0) return;
+        this.queued = [];
+        const batch = this.nextBatch++;
+        const events = queued.map((q) => q.event);
+        this.waiting.set(batch, {
+            resolve: (reply) => queued.forEach((q) => q.pending.resolve(reply)),
+            reject: (error) => queued.forEach((q) => q.pending.reject(error)),
+        });
+        this.worker.postMessage({ op: 'append', batch, events } satisfies WriterRequest);
+    }
+
+    private settle(reply: WriterReply): void {
+        const pending = this.waiting.get(reply.batch);
+        this.waiting.delete(reply.batch);
+        pending?.resolve(reply);
+    }
+
+    private fail(error: Error): void {
+        this.failure = error;
+        for (const pending of this.waiting.values()) pending.reject(error);
+        this.waiting.clear();
+        for (const q of this.queued) q.pending.reject(error);
+        this.queued = [];
+    }
+}
