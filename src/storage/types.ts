@@ -11,12 +11,10 @@ export type BodyKind =
     /** Streamed to the key-value store; only the payload route serves it. */
     | 'offloaded';
 
-/** A captured request as the ingest pipeline hands it to storage. */
-export interface NewEvent {
+/** The request and answer fields every captured event has, stored and served alike. */
+export interface EventEnvelope {
     id: string;
     webhookId: string;
-    /** Capture time, ms since the epoch. */
-    timestamp: number;
     method: string;
     statusCode: number;
     size: number;
@@ -28,44 +26,35 @@ export interface NewEvent {
     userAgent: string;
     headers: Record<string, unknown>;
     query: Record<string, unknown>;
+    responseHeaders: Record<string, unknown>;
+    responseBody: unknown;
+    /** Extra facts recorded on the event (forwarding outcome, rejection reason, ...). */
+    meta?: Record<string, unknown>;
+}
+
+/** A captured request as the ingest pipeline hands it to storage. */
+export interface NewEvent extends EventEnvelope {
+    /** Capture time, ms since the epoch. */
+    timestamp: number;
     bodyKind: BodyKind;
     /** The body bytes as received (after redactBodyPaths); absent when offloaded or empty. */
     bodyRaw?: Uint8Array;
     /** Key in the blob store when offloaded. */
     blobKey?: string;
-    responseHeaders: Record<string, unknown>;
-    responseBody: unknown;
     signatureValid?: boolean;
     signatureProvider?: string;
     signatureError?: string;
-    /** Extra facts recorded on the event (forwarding outcome, rejection reason, ...). */
-    meta?: Record<string, unknown>;
 }
 
 /** A captured event as the API returns it (GET /logs/:logId). */
-export interface LogEntry {
-    id: string;
-    webhookId: string;
+export interface LogEntry extends EventEnvelope {
+    /** Capture time, ISO 8601. */
     timestamp: string;
-    method: string;
-    statusCode: number;
-    size: number;
-    processingTime: number;
-    requestId: string;
-    requestUrl: string;
-    contentType: string;
-    remoteIp: string;
-    userAgent: string;
-    headers: Record<string, unknown>;
-    query: Record<string, unknown>;
     body: unknown;
     bodyEncoding?: 'base64';
-    responseHeaders: Record<string, unknown>;
-    responseBody: unknown;
     signatureValid: boolean | null;
     signatureProvider: string | null;
     signatureError: string | null;
-    meta?: Record<string, unknown>;
 }
 
 /** The summary fields of a log entry in list results. */

@@ -49,3 +49,20 @@ export async function json<T = Record<string, unknown>>(res: Response): Promise<
         throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
     }
 }
+
+/** A list item of GET /logs, as far as tests look at it. */
+export interface ListedEvent {
+    id: string;
+    requestId: string;
+    statusCode: number;
+    size: number;
+    method: string;
+}
+
+/** Finds the stored event of an answered request by its X-Request-Id (among the newest 100). */
+export async function findEvent(svc: TestService, requestId: string | null | undefined | string[], init?: RequestInit): Promise<ListedEvent> {
+    const list = await json<{ items: ListedEvent[] }>(await svc.fetch('/logs?limit=100', init));
+    const item = list.items.find((i) => i.requestId === requestId);
+    if (!item) throw new Error(`no stored event for request ${String(requestId)}`);
+    return item;
+}

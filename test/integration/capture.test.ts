@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { json, startTestService, type TestService } from '../helpers/service.js';
+import { findEvent, json, startTestService, type TestService } from '../helpers/service.js';
 
 type Entry = Record<string, unknown> & { id: string; body: unknown; headers: Record<string, string>; query: Record<string, unknown> };
 
@@ -9,11 +9,8 @@ type Entry = Record<string, unknown> & { id: string; body: unknown; headers: Rec
 async function capture(svc: TestService, path: string, init: RequestInit): Promise<{ res: Response; text: string; entry: Entry }> {
     const res = await svc.fetch(path, init);
     const text = await res.text();
-    const requestId = res.headers.get('x-request-id');
-    assert.ok(requestId, 'every answer carries X-Request-Id');
-    const list = await json<{ items: { id: string; requestId: string }[] }>(await svc.fetch('/logs?limit=50'));
-    const item = list.items.find((i) => i.requestId === requestId);
-    assert.ok(item, `event for request ${requestId} is listed`);
+    assert.ok(res.headers.get('x-request-id'), 'every answer carries X-Request-Id');
+    const item = await findEvent(svc, res.headers.get('x-request-id'));
     const entry = await json<Entry>(await svc.fetch(`/logs/${item.id}`));
     return { res, text, entry };
 }
@@ -89,9 +86,7 @@ describe('capture on ANY /webhook/:id', () => {
         it(`captures ${method}`, async () => {
             const res = await svc.fetch(`/webhook/${svc.webhookId}?m=${method}`, { method });
             assert.equal(res.status, 200);
-            const list = await json<{ items: { requestId: string; method: string }[] }>(await svc.fetch('/logs?limit=50'));
-            const item = list.items.find((i) => i.requestId === res.headers.get('x-request-id'));
-            assert.equal(item?.method, method);
+            assert.equal((await findEvent(svc, res.headers.get('x-request-id'))).method, method);
         });
     }
 

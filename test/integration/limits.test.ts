@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { rawRequest } from '../helpers/http.js';
-import { json, startTestService, type TestService } from '../helpers/service.js';
+import { findEvent as findByRequestId, json, startTestService, type ListedEvent as Item, type TestService } from '../helpers/service.js';
 
-type Item = { id: string; requestId: string; statusCode: number; size: number };
-
-async function findByRequestId(svc: TestService, requestId: string | undefined | string[]): Promise<Item> {
-    const list = await json<{ items: Item[] }>(await svc.fetch('/logs?limit=100'));
-    const item = list.items.find((i) => i.requestId === requestId);
-    assert.ok(item, `event for ${String(requestId)} stored`);
-    return item;
-}
 
 function* chunksOf(total: number, size: number): Generator<Buffer> {
     for (let sent = 0; sent < total; sent += size) yield Buffer.alloc(Math.min(size, total - sent), 0x61);
@@ -85,7 +77,7 @@ describe('responseDelayMs', () => {
         const elapsed = performance.now() - started;
         assert.equal(res.status, 200);
         assert.ok(elapsed >= 390, `answer held for ${elapsed} ms`);
-        const item = await findByRequestId(svc, res.headers.get('x-request-id') ?? undefined);
+        const item = await findByRequestId(svc, res.headers.get('x-request-id'));
         const entry = await json<{ processingTime: number }>(await svc.fetch(`/logs/${item.id}`));
         assert.ok(entry.processingTime < 300, `processingTime ${entry.processingTime} excludes the delay`);
     });
@@ -133,9 +125,7 @@ describe('access control and validation', () => {
             body: JSON.stringify({ id: 7, card: { number: '4242424242424242', brand: 'visa' } }),
         });
         assert.equal(res.status, 200);
-        const list = await json<{ items: Item[] }>(await svc.fetch('/logs', { headers: auth }));
-        const item = list.items.find((i) => i.requestId === res.headers.get('x-request-id'));
-        assert.ok(item);
+        const item: Item = await findByRequestId(svc, res.headers.get('x-request-id'), { headers: auth });
         const entry = await json<Record<string, Record<string, unknown>>>(await svc.fetch(`/logs/${item.id}`, { headers: auth }));
         assert.equal(entry.headers!.cookie, '[REDACTED]');
         assert.equal(entry.headers!['x-api-key'], '[REDACTED]');
@@ -151,8 +141,7 @@ describe('access control and validation', () => {
         assert.equal(res.status, 400);
         const body = await json<{ details: { path: string; message: string }[] }>(res);
         assert.equal(body.details[0]!.path, '/id');
-        const list = await json<{ items: Item[] }>(await svc.fetch('/logs', { headers: auth }));
-        assert.equal(list.items.find((i) => i.requestId === res.headers.get('x-request-id'))?.statusCode, 400);
+        assert.equal((await findByRequestId(svc, res.headers.get('x-request-id'), { headers: auth })).statusCode, 400);
     });
 });
 
