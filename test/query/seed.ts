@@ -55,9 +55,8 @@ export async function startQueryService(): Promise<{ svc: TestService; clock: Te
 /** Sends `seed` for real; event `index` is captured at T0 + index minutes. */
 export async function sendSeed(svc: TestService, clock: TestClock, webhooks: string[], seed: Seed, index: number): Promise<Response> {
     clock.set(T0 + index * MINUTE);
-    const params = new URLSearchParams(seed.query ?? '');
-    if (seed.status !== undefined) params.set('__status', String(seed.status));
-    const qs = params.toString();
+    // Sent as written, so that the stored requestUrl keeps its percent-escapes.
+    const qs = [seed.query, seed.status === undefined ? undefined : `__status=${seed.status}`].filter(Boolean).join('&');
     const headers: Record<string, string> = { 'user-agent': seed.ua, 'x-forwarded-for': seed.ip, ...seed.headers };
     if (seed.contentType) headers['content-type'] = seed.contentType;
     const res = await svc.fetch(`/webhook/${webhooks[seed.wh]}${qs ? `?${qs}` : ''}`, { method: seed.method, headers, ...(seed.body !== undefined ? { body: seed.body } : {}) });

@@ -38,7 +38,7 @@ export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
 /**
  * Sort fields → the expression ordered by. Nullable columns go through IFNULL with a sentinel
  * that sorts before every real value, so that ORDER BY and the keyset predicate agree and a
- * cursor never holds NULL. remoteIp orders by address bytes (IPv4 before IPv6), not by text.
+ * cursor never holds NULL. remoteIp orders by the 16-byte address (IPv4 as ::ffff:a.b.c.d), not by text.
  */
 export const SORT_EXPRESSIONS: Readonly<Record<SortField, string>> = {
     id: 'e.id',

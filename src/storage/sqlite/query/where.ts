@@ -70,12 +70,13 @@ function keyedCondition(column: JsonColumn, path: string[], value: string, bind:
         + `WHEN 'true' THEN ${s} = 'true' WHEN 'false' THEN ${s} = 'false' WHEN 'null' THEN ${s} = 'null' ELSE j.value = ${s} END`;
     if (column === 'responseHeaders') {
         // Response header names keep the case they were set with; match them ignoring case.
-        return `EXISTS (SELECT 1 FROM json_each(e.response_headers) h, json_each(json_quote(h.value)) j WHERE lower(h.key) = ${bind(path[0])} AND ${match})`;
+        return `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(e.response_headers) THEN e.response_headers END) h, json_each(json_quote(h.value)) j WHERE lower(h.key) = ${bind(path[0])} AND ${match})`;
     }
+    // Only a body that is JSON has keys (a text body that happens to be JSON counts too). json_valid
+    // also turns away JSON nested deeper than SQLite parses, which JavaScript accepted at ingest.
     const source = column === 'body'
-        // Only a body that is JSON has keys; a text body that happens to be JSON counts too.
-        ? `CASE WHEN e.body_kind = 'json' OR (e.body_kind = 'text' AND json_valid(b.text)) THEN b.text END`
-        : JSON_COLUMNS[column];
+        ? `CASE WHEN e.body_kind IN ('json', 'text') AND json_valid(b.text) THEN b.text END`
+        : `CASE WHEN json_valid(${JSON_COLUMNS[column]}) THEN ${JSON_COLUMNS[column]} END`;
     const alternatives = jsonPaths(path, column === 'body' || column === 'responseBody');
     return `(${alternatives.map((p) => `EXISTS (SELECT 1 FROM json_each(${source}, ${bind(p)}) j WHERE ${match})`).join(' OR ')})`;
 }

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { logs } from './seed.js';
+
+// The writer commits before the sender is answered, and query workers read fresh WAL snapshots:
+// whatever a sender has been answered for is already visible to GET /logs, in both modes.
+describe('GET /logs freshness', () => {
+    let svc: TestService;
+    before(async () => {
+        svc = await startTestService({ input: { rateLimitPerMinute: 0 } });
+    });
+    after(() => svc.close());
+
+    /** Sends one event and, the moment the answer arrives, looks for it by request id, body key and cursor page. */
+    const sendAndFind = async (): Promise<void> => {
+        const marker = randomUUID();
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ marker }) });
+        await res.arrayBuffer();
+        assert.equal(res.status, 200);
+        const requestId = res.headers.get('x-request-id');
+        const [byRequest, byBody, byCursor] = await Promise.all([
+            logs(svc, `requestId=${requestId}`),
+            logs(svc, `body[marker]=${marker}`),
+            logs(svc, `cursor=&requestId=${requestId}`),
+        ]);
+        assert.equal(byRequest.total, 1);
+        assert.equal(byBody.total, 1);
+        assert.equal(byCursor.count, 1);
+    };
+
+    it('shows each event as soon as its sender has the answer', async () => {
+        for (let i = 0; i < 40; i++) await sendAndFind();
+    });
+
+    it('holds under concurrent senders', async () => {
+        await Promise.all(Array.from({ length: 30 }, () => sendAndFind()));
+        assert.equal((await logs(svc, 'limit=1')).total, 70);
+    });
+});
