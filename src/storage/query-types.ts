@@ -7,6 +7,9 @@ export const SORT_FIELDS = [
 ] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
+/** Sort fields an event may lack (null). Null sorts first ascending and last descending. */
+export const NULLABLE_SORT_FIELDS: ReadonlySet<SortField> = new Set<SortField>(['remoteIp', 'signatureValid', 'signatureProvider', 'signatureError']);
+
 /** One sort rule. */
 export interface SortRule {
     field: SortField;
@@ -34,7 +37,10 @@ export type Filter =
     /** A key (dot path split in segments) whose value equals `value`. */
     | { kind: 'keyed'; column: JsonColumn; path: string[]; value: string };
 
-/** A decoded keyset cursor: the sort values of the last row seen plus its id. */
+/**
+ * A decoded keyset cursor: the sort values of the last row seen (one per rule of the total order
+ * but its final id; remoteIp as 32 uppercase hex digits; null where the event lacks the field) plus its id.
+ */
 export interface CursorPosition {
     values: (string | number | null)[];
     id: string;
@@ -43,7 +49,7 @@ export interface CursorPosition {
 /** A validated GET /logs query. */
 export interface LogsQuery {
     filters: Filter[];
-    /** Rules as requested; the store adds `id` as the final tie-breaker. */
+    /** Rules as requested; the store completes them to a total order (see sort-order.ts). */
     sort: SortRule[];
     limit: number;
     offset: number;

@@ -65,9 +65,11 @@ function compareKeys(a: Key, b: Key): number {
     return Buffer.compare(ab, bb);
 }
 
-/** Ids of `events` in the order `rules` give, ties broken by id in the direction of the last rule. */
+/** Ids of `events` in the order `rules` give, ties broken by timestamp, then id, in the direction of the last rule. */
 export function expectedOrder(events: readonly NewEvent[], rules: readonly SortRule[]): string[] {
-    const all = rules.some((r) => r.field === 'id') ? rules : [...rules, { field: 'id' as const, dir: rules[rules.length - 1]?.dir ?? 'desc' }];
+    const dir = rules[rules.length - 1]?.dir ?? 'desc';
+    const has = (field: SortField): boolean => rules.some((r) => r.field === field);
+    const all: SortRule[] = [...rules, ...(has('timestamp') ? [] : [{ field: 'timestamp' as const, dir }]), { field: 'id', dir }];
     return [...events]
         .sort((x, y) => {
             for (const r of all) {

@@ -46,18 +46,21 @@ describe('GET /logs parameter parsing', () => {
         assert.deepEqual(jsonPaths(['1234567890'], true), ['$."1234567890"']);
     });
 
-    it('appends id as the last tie-breaker in the direction of the last rule', () => {
-        assert.deepEqual(totalOrder([{ field: 'size', dir: 'asc' }]), [{ field: 'size', dir: 'asc' }, { field: 'id', dir: 'asc' }]);
+    it('appends timestamp and id as tie-breakers in the direction of the last rule', () => {
+        assert.deepEqual(totalOrder([{ field: 'size', dir: 'asc' }]), [{ field: 'size', dir: 'asc' }, { field: 'timestamp', dir: 'asc' }, { field: 'id', dir: 'asc' }]);
+        assert.deepEqual(totalOrder([{ field: 'timestamp', dir: 'asc' }, { field: 'size', dir: 'desc' }]), [{ field: 'timestamp', dir: 'asc' }, { field: 'size', dir: 'desc' }, { field: 'id', dir: 'desc' }]);
         assert.deepEqual(totalOrder([{ field: 'id', dir: 'desc' }, { field: 'size', dir: 'asc' }]), [{ field: 'id', dir: 'desc' }]);
     });
 
     it('round-trips cursors and binds them to their sort', () => {
         const sort = [{ field: 'statusCode', dir: 'desc' }, { field: 'remoteIp', dir: 'asc' }] as const;
-        const position = { values: [404, '00000000000000000000FFFF0A000001'], id: 'abc' };
+        const position = { values: [404, '00000000000000000000FFFF0A000001', 1735689600000], id: 'abc' };
         const token = encodeCursor(position, [...sort]);
         assert.match(token, /^[A-Za-z0-9_-]+$/);
         assert.deepEqual(decodeCursor(token, [...sort]), position);
         assert.equal(decodeCursor('', [...sort]), null);
+        const withNull = { values: [404, null, 1735689600000], id: 'abc' };
+        assert.deepEqual(decodeCursor(encodeCursor(withNull, [...sort]), [...sort]), withNull);
         assert.throws(() => decodeCursor(token, [{ field: 'statusCode', dir: 'asc' }]), /'cursor' was issued for sort/);
     });
 

@@ -1,22 +1,22 @@
-import type { CursorPosition, SortField, SortRule } from '../../storage/query-types.js';
+import { NULLABLE_SORT_FIELDS, type CursorPosition, type SortField, type SortRule } from '../../storage/query-types.js';
 import { totalOrder } from '../../storage/sort-order.js';
 import { sortSignature } from './sort.js';
 import { badParam } from './values.js';
 
-/** Sort fields whose cursor value is a number (nullable ones use the store's sentinel, never null). */
+/** Sort fields whose cursor value is a number (or null, for the nullable ones). */
 const NUMERIC: ReadonlySet<SortField> = new Set<SortField>(['statusCode', 'size', 'timestamp', 'processingTime', 'signatureValid']);
 const MAX_CURSOR_LENGTH = 8192;
 
 /** What a cursor carries: the sort values and id of the last row seen, and the sort it belongs to. */
 interface CursorBody {
-    v: (string | number)[];
+    v: (string | number | null)[];
     id: string;
     s: string;
 }
 
 /** Encodes a position under `sort` as an opaque base64url token. */
 export function encodeCursor(position: CursorPosition, sort: readonly SortRule[]): string {
-    const body: CursorBody = { v: position.values.map((v) => v ?? ''), id: position.id, s: sortSignature(sort) };
+    const body: CursorBody = { v: position.values, id: position.id, s: sortSignature(sort) };
     return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
 }
 
@@ -40,8 +40,9 @@ export function decodeCursor(text: string, sort: readonly SortRule[]): CursorPos
     if (body.v.length !== rules.length) throw invalid;
     rules.forEach((rule, i) => {
         const value = body.v[i];
-        const ok = NUMERIC.has(rule.field) ? typeof value === 'number' && Number.isFinite(value)
-            : rule.field === 'remoteIp' ? typeof value === 'string' && /^([0-9A-F]{32})?$/.test(value)
+        const ok = value === null ? NULLABLE_SORT_FIELDS.has(rule.field)
+            : NUMERIC.has(rule.field) ? typeof value === 'number' && Number.isFinite(value)
+            : rule.field === 'remoteIp' ? typeof value === 'string' && /^[0-9A-F]{32}$/.test(value)
             : typeof value === 'string';
         if (!ok) throw invalid;
     });

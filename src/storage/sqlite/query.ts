@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { CursorPosition, LogsPage, LogsQuery } from '../query-types.js';
 import { totalOrder } from '../sort-order.js';
 import { keysetCondition, orderByClause, sortKeyColumns } from './query/order.js';
+import { choosePlan } from './query/plan.js';
 import { buildWhere } from './query/where.js';
 import { rowToSummary, SUMMARY_COLUMNS, type EventRow } from './rows.js';
 
@@ -21,7 +22,7 @@ function prepared(db: Database, sql: string): Statement {
     return stmt;
 }
 
-type PageRow = EventRow & Record<`k${number}`, string | number>;
+type PageRow = EventRow & Record<`k${number}`, string | number | Buffer | null>;
 
 /**
  * Runs a GET /logs query on a read-only connection, in one read transaction so that the page
@@ -32,7 +33,7 @@ export function runLogsQuery(db: Database, q: LogsQuery): LogsPage {
     const order = totalOrder(q.sort);
     const where = buildWhere(q.filters);
     const params: Record<string, unknown> = { ...where.params };
-    const conditions = [...where.conditions];
+    const keyset: string[] = [];
     const cursorMode = q.cursor !== undefined;
     if (q.cursor) {
         const bind = (v: unknown): string => {
@@ -40,11 +41,21 @@ export function runLogsQuery(db: Database, q: LogsQuery): LogsPage {
             params[name] = v;
             return `@${name}`;
         };
-        conditions.push(keysetCondition(order, q.cursor, bind));
+        keyset.push(keysetCondition(order, q.cursor, bind));
     }
-    const from = `FROM events e${where.needsBody ? ' JOIN bodies b ON b.seq = e.seq' : ''}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
-    const page = `SELECT ${SELECT_SUMMARY}${cursorMode ? `, ${sortKeyColumns(order)}` : ''} ${from} ORDER BY ${orderByClause(order)} LIMIT @limit${cursorMode ? '' : ' OFFSET @offset'}`;
+    const join = where.needsBody ? ' JOIN bodies b ON b.seq = e.seq' : '';
+    const from = (conditions: string[]): string => `FROM events e${join}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
     return db.transaction((): LogsPage => {
+        const plan = choosePlan({
+            filters: q.filters,
+            order,
+            reach: (cursorMode ? 0 : q.offset) + q.limit,
+            probe: (competing, cap) => prepared(db, `SELECT count(*) FROM (SELECT 1 ${from(competing.map((i) => where.conditions[i]!))} LIMIT @cap)`).pluck().get({ ...params, cap }) as number,
+            rows: () => prepared(db, 'SELECT count(*) FROM events').pluck().get() as number,
+        });
+        const planned = plan.unindexed.size ? buildWhere(q.filters, plan.unindexed).conditions : where.conditions;
+        const page = `SELECT ${SELECT_SUMMARY}${cursorMode ? `, ${sortKeyColumns(order)}` : ''} ${from([...planned, ...keyset])} `
+            + `ORDER BY ${orderByClause(order, plan.sortInMemory)} LIMIT @limit${cursorMode ? '' : ' OFFSET @offset'}`;
         if (cursorMode) {
             const rows = prepared(db, page).all({ ...params, limit: q.limit + 1 }) as PageRow[];
             const more = rows.length > q.limit;
@@ -54,13 +65,16 @@ export function runLogsQuery(db: Database, q: LogsQuery): LogsPage {
         }
         const rows = prepared(db, page).all({ ...params, limit: q.limit, offset: q.offset }) as EventRow[];
         // A short, non-empty page ends the result: its position gives the count without a scan.
-        const total = rows.length > 0 && rows.length < q.limit ? q.offset + rows.length : (prepared(db, `SELECT count(*) ${from}`).pluck().get(params) as number);
+        const total = rows.length > 0 && rows.length < q.limit ? q.offset + rows.length : (prepared(db, `SELECT count(*) ${from(where.conditions)}`).pluck().get(params) as number);
         return { items: rows.map(rowToSummary), total };
     })();
 }
 
 function positionOf(row: PageRow, keys: number): CursorPosition {
-    const values: (string | number)[] = [];
-    for (let i = 0; i < keys - 1; i++) values.push(row[`k${i}`] ?? '');
+    const values: (string | number | null)[] = [];
+    for (let i = 0; i < keys - 1; i++) {
+        const v = row[`k${i}`] ?? null;
+        values.push(Buffer.isBuffer(v) ? v.toString('hex').toUpperCase() : v);
+    }
     return { values, id: row.id };
 }

@@ -36,24 +36,24 @@ export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
 };
 
 /**
- * Sort fields → the expression ordered by. Nullable columns go through IFNULL with a sentinel
- * that sorts before every real value, so that ORDER BY and the keyset predicate agree and a
- * cursor never holds NULL. remoteIp orders by the 16-byte address (IPv4 as ::ffff:a.b.c.d), not by text.
+ * Sort fields → the column ordered by. Plain columns (no IFNULL) so that indexes serve ORDER BY;
+ * SQLite puts NULL first ascending and last descending, and the keyset predicate (order.ts) follows
+ * the same rule. remoteIp orders by the 16-byte address (IPv4 as ::ffff:a.b.c.d), not by text.
  */
-export const SORT_EXPRESSIONS: Readonly<Record<SortField, string>> = {
+export const SORT_COLUMNS: Readonly<Record<SortField, string>> = {
     id: 'e.id',
     statusCode: 'e.status_code',
     method: 'e.method',
     size: 'e.size',
     timestamp: 'e.ts',
-    remoteIp: "IFNULL(e.ip_bin, X'')",
+    remoteIp: 'e.ip_bin',
     processingTime: 'e.processing_time',
     webhookId: 'e.webhook_id',
     userAgent: 'e.user_agent',
     requestUrl: 'e.request_url',
     contentType: 'e.content_type',
     requestId: 'e.request_id',
-    signatureValid: 'IFNULL(e.signature_valid, -1)',
-    signatureProvider: "IFNULL(e.signature_provider, '')",
-    signatureError: "IFNULL(e.signature_error, '')",
+    signatureValid: 'e.signature_valid',
+    signatureProvider: 'e.signature_provider',
+    signatureError: 'e.signature_error',
 };

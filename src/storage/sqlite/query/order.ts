@@ -1,36 +1,53 @@
-import type { CursorPosition, SortRule } from '../../query-types.js';
-import { SORT_EXPRESSIONS } from './columns.js';
+import { NULLABLE_SORT_FIELDS, type CursorPosition, type SortRule } from '../../query-types.js';
+import { SORT_COLUMNS } from './columns.js';
 
 type Bind = (value: unknown) => string;
 
-/** `ORDER BY` terms for a total order (see totalOrder). */
-export function orderByClause(order: readonly SortRule[]): string {
-    return order.map((r) => `${SORT_EXPRESSIONS[r.field]} ${r.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
+/** `ORDER BY` terms for a total order; `sortInMemory` keeps SQLite from walking an index for it. */
+export function orderByClause(order: readonly SortRule[], sortInMemory = false): string {
+    return order.map((r, i) => `${i === 0 && sortInMemory ? '+' : ''}${SORT_COLUMNS[r.field]} ${r.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
 }
 
 /** Result columns k0..kN holding each row's sort values, for the next cursor (the last one is id). */
 export function sortKeyColumns(order: readonly SortRule[]): string {
-    return order.map((r, i) => (r.field === 'remoteIp' ? `hex(${SORT_EXPRESSIONS[r.field]}) AS k${i}` : `${SORT_EXPRESSIONS[r.field]} AS k${i}`)).join(', ');
+    return order.map((r, i) => `${SORT_COLUMNS[r.field]} AS k${i}`).join(', ');
 }
 
+/** A cursor value as SQLite compares it: remoteIp travels as hex and compares as bytes. */
+const sqlValue = (rule: SortRule, v: string | number | null): unknown => (rule.field === 'remoteIp' && typeof v === 'string' ? Buffer.from(v, 'hex') : v);
+
 /**
- * "Comes after `position` in `order`": the keyset predicate. It uses the very expressions of
- * ORDER BY, so NULL sentinels and directions agree. One direction throughout becomes a row-value
- * comparison, which SQLite serves from an index; mixed directions expand rule by rule.
+ * "Comes after `position` in `order`": the keyset predicate, on the same columns as ORDER BY and
+ * with NULL placed as SQLite sorts it (first ascending, last descending). One direction and no
+ * nullable column become a row-value comparison, which SQLite seeks in an index; otherwise the rules
+ * expand one by one, led by a plain bound on the first column so an index can still narrow the scan.
  */
 export function keysetCondition(order: readonly SortRule[], position: CursorPosition, bind: Bind): string {
-    const values = [...position.values, position.id].map((v, i) => (order[i]?.field === 'remoteIp' ? Buffer.from(String(v), 'hex') : v));
-    const exprs = order.map((r) => SORT_EXPRESSIONS[r.field]);
-    const params = values.map((v) => bind(v));
-    const after = (r: SortRule): string => (r.dir === 'asc' ? '>' : '<');
-    if (order.every((r) => r.dir === order[0]!.dir)) {
-        return `(${exprs.join(', ')}) ${after(order[0]!)} (${params.join(', ')})`;
+    const values = [...position.values, position.id];
+    const nullable = (r: SortRule): boolean => NULLABLE_SORT_FIELDS.has(r.field);
+    if (order.every((r) => r.dir === order[0]!.dir && !nullable(r))) {
+        const params = order.map((r, i) => bind(sqlValue(r, values[i] ?? null)));
+        return `(${order.map((r) => SORT_COLUMNS[r.field]).join(', ')}) ${order[0]!.dir === 'asc' ? '>' : '<'} (${params.join(', ')})`;
     }
     let condition = '';
     for (let i = order.length - 1; i >= 0; i--) {
-        const strictly = `${exprs[i]} ${after(order[i]!)} ${params[i]}`;
-        condition = condition === '' ? strictly : `${strictly} OR (${exprs[i]} = ${params[i]} AND (${condition}))`;
+        const rule = order[i]!;
+        const col = SORT_COLUMNS[rule.field];
+        const v = values[i] ?? null;
+        const p = v === null ? '' : bind(sqlValue(rule, v));
+        const after = v === null ? (rule.dir === 'asc' ? `${col} IS NOT NULL` : '')
+            : rule.dir === 'asc' ? `${col} > ${p}` : nullable(rule) ? `(${col} < ${p} OR ${col} IS NULL)` : `${col} < ${p}`;
+        const equal = v === null ? `${col} IS NULL` : `${col} = ${p}`;
+        const rest = condition === '' ? '' : `${equal} AND (${condition})`;
+        condition = [after, rest].filter(Boolean).join(' OR ') || '0';
     }
-    // The leading bound is implied by the expansion; spelled out, it lets an index narrow the scan.
-    return `${exprs[0]} ${after(order[0]!)}= ${params[0]} AND (${condition})`;
+    return `${leadingBound(order[0]!, values[0] ?? null, nullable(order[0]!), bind)}(${condition})`;
+}
+
+/** A sargable bound on the first sort column implied by the predicate, with its AND, or nothing. */
+function leadingBound(rule: SortRule, v: string | number | null, nullable: boolean, bind: Bind): string {
+    const col = SORT_COLUMNS[rule.field];
+    if (v === null) return rule.dir === 'desc' ? `${col} IS NULL AND ` : '';
+    if (rule.dir === 'asc') return `${col} >= ${bind(sqlValue(rule, v))} AND `;
+    return nullable ? '' : `${col} <= ${bind(sqlValue(rule, v))} AND `;
 }

@@ -3,6 +3,7 @@ import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './
 
 /** SQL conditions with their bound values, built from filters. */
 export interface WhereParts {
+    /** One condition per filter, in the order of the filters. */
     conditions: string[];
     params: Record<string, unknown>;
     /** Whether a condition reads the bodies table (joined as `b`). */
@@ -19,28 +20,41 @@ const MAX_ALTERNATIVES = 8;
 /** LIKE pattern for "contains `text`", with %, _ and the escape character escaped. */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Translates filters into conditions over `events e` (and `bodies b`). Values are bound as @pN. */
-export function buildWhere(filters: readonly Filter[]): WhereParts {
+/** The indexed column a filter can be served from, if any (see the indexes in schema.ts). */
+export function indexedColumn(f: Filter): string | undefined {
+    if (f.kind === 'ip') return 'e.ip_bin';
+    if (f.kind === 'range') return f.field === 'processingTime' ? undefined : NUMBER_COLUMNS[f.field];
+    if (f.kind === 'exact') return f.field === 'method' || f.field === 'signatureProvider' ? undefined : EXACT_COLUMNS[f.field];
+    return undefined;
+}
+
+/**
+ * Translates filters into conditions over `events e` (and `bodies b`). Values are bound as @pN, in
+ * the same order whatever `unindexed` says, so one parameter object serves every variant. Columns
+ * in `unindexed` are written `+column`, which keeps SQLite from using their index (see plan.ts).
+ */
+export function buildWhere(filters: readonly Filter[], unindexed: ReadonlySet<string> = new Set()): WhereParts {
     const parts: WhereParts = { conditions: [], params: {}, needsBody: false };
     const bind = (value: unknown): string => {
         const name = `p${Object.keys(parts.params).length}`;
         parts.params[name] = value;
         return `@${name}`;
     };
+    const col = (column: string): string => (unindexed.has(column) ? `+${column}` : column);
     for (const f of filters) {
         switch (f.kind) {
             case 'exact':
-                parts.conditions.push(`${EXACT_COLUMNS[f.field]} = ${bind(f.value)}`);
+                parts.conditions.push(`${col(EXACT_COLUMNS[f.field])} = ${bind(f.value)}`);
                 break;
             case 'range':
-                parts.conditions.push(`${NUMBER_COLUMNS[f.field]} ${OPERATORS[f.op]} ${bind(f.value)}`);
+                parts.conditions.push(`${col(NUMBER_COLUMNS[f.field])} ${OPERATORS[f.op]} ${bind(f.value)}`);
                 break;
             case 'partial':
                 // LIKE is case-insensitive for ASCII: contentType=JSON finds application/json.
                 parts.conditions.push(`${PARTIAL_COLUMNS[f.field]} LIKE ${bind(containsPattern(f.value))} ESCAPE '\\'`);
                 break;
             case 'ip':
-                parts.conditions.push(`e.ip_bin BETWEEN ${bind(f.lo)} AND ${bind(f.hi)}`);
+                parts.conditions.push(`${col('e.ip_bin')} BETWEEN ${bind(f.lo)} AND ${bind(f.hi)}`);
                 break;
             case 'bool':
                 parts.conditions.push(`e.signature_valid = ${bind(f.value ? 1 : 0)}`);

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Filter, SortRule } from '../../src/storage/query-types.js';
+import type { NewEvent } from '../../src/storage/types.js';
+import { choosePlan } from '../../src/storage/sqlite/query/plan.js';
+import type { TestService } from '../helpers/service.js';
+import { expectedOrder } from './model.js';
+import { logs, startQueryService, storedEvent, T0 } from './seed.js';
+
+const status = (op: 'gte' | 'eq', value: number): Filter => ({ kind: 'range', field: 'statusCode', op, value });
+const bySize: SortRule[] = [{ field: 'size', dir: 'desc' }, { field: 'timestamp', dir: 'desc' }, { field: 'id', dir: 'desc' }];
+const byTime: SortRule[] = [{ field: 'timestamp', dir: 'desc' }, { field: 'id', dir: 'desc' }];
+
+describe('query plan choice', () => {
+    it('walks the sort index when the competing filter matches many rows, sorts in memory when few', () => {
+        const inputs = { filters: [status('gte', 400)], order: bySize, reach: 100, rows: () => 1_000_000 };
+        assert.deepEqual(choosePlan({ ...inputs, probe: (_c, cap) => cap }), { sortInMemory: false, unindexed: new Set(['e.status_code']) });
+        assert.deepEqual(choosePlan({ ...inputs, probe: () => 500 }), { sortInMemory: true, unindexed: new Set() });
+    });
+
+    it('leaves SQLite alone when nothing competes', () => {
+        const never = (): number => assert.fail('no probe expected');
+        const none = { sortInMemory: false, unindexed: new Set() };
+        assert.deepEqual(choosePlan({ filters: [status('eq', 404)], order: byTime, reach: 100, rows: () => 1e6, probe: never }), none, '(status_code, ts) serves both');
+        assert.deepEqual(choosePlan({ filters: [{ kind: 'exact', field: 'webhookId', value: 'w' }], order: byTime, reach: 100, rows: () => 1e6, probe: never }), none);
+        assert.deepEqual(choosePlan({ filters: [{ kind: 'exact', field: 'method', value: 'GET' }], order: bySize, reach: 100, rows: () => 1e6, probe: never }), none);
+        assert.deepEqual(choosePlan({ filters: [status('gte', 400)], order: [{ field: 'method', dir: 'asc' }], reach: 100, rows: () => 1e6, probe: never }), none);
+        assert.deepEqual(choosePlan({ filters: [{ kind: 'range', field: 'size', op: 'gt', value: 5 }], order: bySize, reach: 100, rows: () => 1e6, probe: never }), none);
+    });
+
+    describe('both plans give the same, correct pages', () => {
+        let svc: TestService;
+        const events: NewEvent[] = [];
+        before(async () => {
+            ({ svc } = await startQueryService());
+            for (let i = 0; i < 3000; i++) {
+                events.push(storedEvent({ id: `p${String(i).padStart(5, '0')}`, webhookId: 'wh_plan', timestamp: T0 + (i % 700) * 1000, statusCode: [200, 404, 500][i % 3]!, size: (i * 7919) % 97 }));
+            }
+            await svc.deps.store.importEvents(events);
+        });
+        after(() => svc.close());
+
+        it('matches the model with a broad filter (sort index walked) and a narrow one (sorted in memory)', async () => {
+            for (const [qs, keep] of [['statusCode[gte]=404', (e: NewEvent) => e.statusCode >= 404], ['size[gt]=95', (e: NewEvent) => e.size > 95]] as const) {
+                for (const sort of ['size:desc', 'timestamp:asc', 'statusCode:asc']) {
+                    const rules: SortRule[] = [{ field: sort.split(':')[0] as SortRule['field'], dir: sort.endsWith('asc') ? 'asc' : 'desc' }];
+                    const expected = expectedOrder(events.filter(keep), rules);
+                    const page = await logs(svc, `${qs}&sort=${sort}&limit=20&offset=10`);
+                    assert.deepEqual(page.items.map((i) => i.id), expected.slice(10, 30), `${qs} ${sort}`);
+                    assert.equal(page.total, expected.length);
+                    const ids: string[] = [];
+                    let cursor = '';
+                    do {
+                        const next = await logs(svc, `${qs}&sort=${sort}&limit=250&cursor=${cursor}`);
+                        ids.push(...next.items.map((i) => i.id));
+                        cursor = next.nextCursor ?? '';
+                    } while (cursor);
+                    assert.deepEqual(ids, expected, `${qs} ${sort} by cursor`);
+                }
+            }
+        });
+    });
+});
