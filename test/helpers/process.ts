@@ -100,6 +100,8 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
         }, { timeoutMs, intervalMs: 50, what: 'GET /ready → 200', signal: giveUp.signal })]);
     } catch (error) {
         child.kill('SIGKILL');
+        await exited;
+        if (options.dir === undefined) await removeDir(dir);
         throw new Error(`service did not start: ${(error as Error).message}\n--- output ---\n${output}`);
     }
     const url = `http://127.0.0.1:${port}`;
