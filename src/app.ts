@@ -54,6 +54,8 @@ export function createApp(deps: AppDeps): RequestListener {
     return (req: IncomingMessage, res: ServerResponse) => {
         const requestId = deps.ids.requestId();
         res.setHeader('X-Request-Id', requestId);
+        // While shutting down, no connection is kept alive past its current answer.
+        if (!deps.readiness.accepting) res.shouldKeepAlive = false;
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const pathname = q === -1 ? url : url.slice(0, q);

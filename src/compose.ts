@@ -67,13 +67,14 @@ interface ActorStorage {
  * The actor's default key-value store and dataset. On the platform they come from the initialized
  * SDK; locally from our storage folder, never purged, so data survives restarts.
  */
-async function openActorStorage(onPlatform: boolean, storageDir: string): Promise<ActorStorage> {
+async function openActorStorage(onPlatform: boolean, storageDir: string, log: Logger): Promise<ActorStorage> {
     if (onPlatform) {
         return { kvs: await Actor.openKeyValueStore(), dataset: new ApifyDatasetSink(await Actor.openDataset()), readInput: () => Actor.getInput() };
     }
     const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
     const kvs = await KeyValueStore.open(undefined, { config });
-    return { kvs, dataset: new LocalDatasetSink(join(storageDir, 'datasets', 'default')), readInput: () => kvs.getValue('INPUT') };
+    const dataset = new LocalDatasetSink(join(storageDir, 'datasets', 'default'), (file) => log.warn('skipping an unreadable dataset item', { file }));
+    return { kvs, dataset, readInput: () => kvs.getValue('INPUT') };
 }
 
 async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {
@@ -95,7 +96,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const log = options.log ?? consoleLogger;
     const clock = options.clock ?? systemClock;
     const storageDir = resolve(env.storageDir);
-    const actorStorage = await openActorStorage(env.onPlatform, storageDir);
+    const actorStorage = await openActorStorage(env.onPlatform, storageDir, log);
     const { kvs, dataset } = actorStorage;
     const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
@@ -144,10 +145,14 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             readiness.accepting = false;
             clearInterval(cleanup);
             const closed = new Promise<void>((r) => server.close(() => r()));
+            // In-flight answers now carry Connection: close (see app.ts); keep-alive connections
+            // that go idle in between are closed as they do.
             server.closeIdleConnections();
+            const sweep = setInterval(() => server.closeIdleConnections(), 50);
             const drainMs = opts.drainMs ?? 15_000;
             const timer = setTimeout(() => server.closeAllConnections(), drainMs);
             await closed;
+            clearInterval(sweep);
             clearTimeout(timer);
             await exporter.stop();
             await exporter.drain(10_000);

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from 'apify';
 
@@ -35,7 +35,9 @@ const fileName = (index: number): string => `${String(index).padStart(9, '0')}.j
 export class LocalDatasetSink implements DatasetSink {
     private next: number;
 
-    constructor(private readonly dir: string) {
+    constructor(private readonly dir: string, private readonly onBadItem: (file: string) => void = () => undefined) {
+        // Temporary files of a push that a crash interrupted: never renamed, so never counted.
+        if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.endsWith('.partial')) rmSync(join(dir, name), { force: true });
         this.next = LocalDatasetSink.firstFreeIndex(dir);
     }
 
@@ -54,19 +56,31 @@ export class LocalDatasetSink implements DatasetSink {
         return high;
     }
 
+    /**
+     * Writes the batch under temporary names, then renames in index order: a crash leaves whole
+     * items numbered 1..k without gaps, and at worst orphaned temporary files.
+     */
     async push(items: Record<string, unknown>[]): Promise<void> {
         await mkdir(this.dir, { recursive: true });
         const start = this.next;
+        const names = items.map((_, i) => join(this.dir, fileName(start + i)));
+        await Promise.all(items.map((item, i) => writeFile(`${names[i]}.partial`, JSON.stringify(item, null, 2))));
+        for (const name of names) await rename(`${name}.partial`, name);
         this.next += items.length;
-        await Promise.all(items.map((item, i) => writeFile(join(this.dir, fileName(start + i)), JSON.stringify(item, null, 2))));
     }
 
     async read(offset: number, limit: number): Promise<Record<string, unknown>[]> {
         const items: Record<string, unknown>[] = [];
         for (let index = offset + 1; index < offset + 1 + limit; index++) {
-            const text = await readFile(join(this.dir, fileName(index)), 'utf8').catch(() => undefined);
+            const file = join(this.dir, fileName(index));
+            const text = await readFile(file, 'utf8').catch(() => undefined);
             if (text === undefined) break;
-            items.push(JSON.parse(text) as Record<string, unknown>);
+            try {
+                items.push(JSON.parse(text) as Record<string, unknown>);
+            } catch {
+                // A damaged item (written by an older version, or by hand) must not stop a restore.
+                this.onBadItem(file);
+            }
         }
         return items;
     }
