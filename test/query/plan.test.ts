@@ -28,6 +28,45 @@ describe('query plan choice', () => {
         assert.deepEqual(choosePlan({ filters: [{ kind: 'range', field: 'size', op: 'gt', value: 5 }], order: bySize, reach: 100, rows: () => 1e6, probe: never }), none);
     });
 
+    describe('body search: the in-order window and the sequential pass agree', () => {
+        let svc: TestService;
+        const events: NewEvent[] = [];
+        before(async () => {
+            ({ svc } = await startQueryService());
+            for (let i = 0; i < 12_000; i++) {
+                const word = i % 1499 === 7 ? 'Needle' : i % 3 === 0 ? 'common' : 'plain';
+                const raw = Buffer.from(JSON.stringify({ kind: word, n: i }));
+                events.push(storedEvent({ id: `b${String(i).padStart(5, '0')}`, webhookId: 'wh_body', timestamp: T0 + (i % 4000) * 1000, size: i % 50, statusCode: i % 2 ? 200 : 500, bodyKind: 'json', bodyRaw: raw }));
+            }
+            for (let i = 0; i < events.length; i += 3000) await svc.deps.store.importEvents(events.slice(i, i + 3000));
+        });
+        after(() => svc.close());
+
+        it('finds rare and common terms in every mode and order', async () => {
+            const cases: [string, (e: NewEvent) => boolean][] = [
+                ['body=needle', (e) => Buffer.from(e.bodyRaw!).toString().includes('Needle')],
+                ['body[kind]=Needle&statusCode[gte]=500', (e) => Buffer.from(e.bodyRaw!).toString().includes('Needle') && e.statusCode >= 500],
+                ['body=COMMON', (e) => Buffer.from(e.bodyRaw!).toString().includes('common')],
+            ];
+            for (const [qs, keep] of cases) {
+                for (const sort of ['timestamp:desc', 'size:asc', 'method:asc']) {
+                    const rules: SortRule[] = [{ field: sort.split(':')[0] as SortRule['field'], dir: sort.endsWith('asc') ? 'asc' : 'desc' }];
+                    const expected = expectedOrder(events.filter(keep), rules);
+                    const page = await logs(svc, `${qs}&sort=${sort}&limit=3&offset=2`);
+                    assert.deepEqual(page.items.map((i) => i.id), expected.slice(2, 5), `${qs} ${sort}`);
+                    assert.equal(page.total, expected.length, `${qs} ${sort} total`);
+                    const first = await logs(svc, `${qs}&sort=${sort}&limit=3&cursor=`);
+                    const second = await logs(svc, `${qs}&sort=${sort}&limit=3&cursor=${first.nextCursor ?? ''}`);
+                    assert.ok(first.nextCursor, `${qs} ${sort}: more than one page`);
+                    assert.deepEqual([...first.items, ...second.items].map((i) => i.id), expected.slice(0, 6), `${qs} ${sort} by cursor`);
+                }
+            }
+            const needles = events.filter(cases[0]![1]).length;
+            assert.equal(needles, 9);
+            assert.equal((await logs(svc, 'body=needle&offset=100')).total, needles, 'a page past the end still counts');
+        });
+    });
+
     describe('both plans give the same, correct pages', () => {
         let svc: TestService;
         const events: NewEvent[] = [];

@@ -11,7 +11,7 @@ export interface Plan {
 }
 
 /** Sort fields whose index yields rows already in the total order (column, ts, id). */
-const ORDERED_BY_INDEX = new Set<SortField>(['timestamp', 'size', 'statusCode', 'webhookId', 'remoteIp', 'requestId', 'id']);
+export const ORDERED_BY_INDEX: ReadonlySet<SortField> = new Set<SortField>(['timestamp', 'size', 'statusCode', 'webhookId', 'remoteIp', 'requestId', 'id']);
 const DEFAULT_PLAN: Plan = { sortInMemory: false, unindexed: new Set() };
 
 /** Facts the choice needs, measured by the caller on the query's own snapshot. */

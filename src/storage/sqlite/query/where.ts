@@ -5,9 +5,9 @@ import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './
 export interface WhereParts {
     /** One condition per filter, in the order of the filters. */
     conditions: string[];
+    /** Per condition: whether it reads only the bodies table (as `b`) rather than `events e`. */
+    onBody: boolean[];
     params: Record<string, unknown>;
-    /** Whether a condition reads the bodies table (joined as `b`). */
-    needsBody: boolean;
 }
 
 const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
@@ -34,7 +34,7 @@ export function indexedColumn(f: Filter): string | undefined {
  * in `unindexed` are written `+column`, which keeps SQLite from using their index (see plan.ts).
  */
 export function buildWhere(filters: readonly Filter[], unindexed: ReadonlySet<string> = new Set()): WhereParts {
-    const parts: WhereParts = { conditions: [], params: {}, needsBody: false };
+    const parts: WhereParts = { conditions: [], onBody: [], params: {} };
     const bind = (value: unknown): string => {
         const name = `p${Object.keys(parts.params).length}`;
         parts.params[name] = value;
@@ -50,8 +50,7 @@ export function buildWhere(filters: readonly Filter[], unindexed: ReadonlySet<st
                 parts.conditions.push(`${col(NUMBER_COLUMNS[f.field])} ${OPERATORS[f.op]} ${bind(f.value)}`);
                 break;
             case 'partial':
-                // LIKE is case-insensitive for ASCII: contentType=JSON finds application/json.
-                parts.conditions.push(`${PARTIAL_COLUMNS[f.field]} LIKE ${bind(containsPattern(f.value))} ESCAPE '\\'`);
+                parts.conditions.push(containsCondition(PARTIAL_COLUMNS[f.field], f.value, bind));
                 break;
             case 'ip':
                 parts.conditions.push(`${col('e.ip_bin')} BETWEEN ${bind(f.lo)} AND ${bind(f.hi)}`);
@@ -60,17 +59,41 @@ export function buildWhere(filters: readonly Filter[], unindexed: ReadonlySet<st
                 parts.conditions.push(`e.signature_valid = ${bind(f.value ? 1 : 0)}`);
                 break;
             case 'text':
-                if (f.column === 'body') parts.needsBody = true;
-                parts.conditions.push(`${JSON_COLUMNS[f.column]} LIKE ${bind(containsPattern(f.value))} ESCAPE '\\'`);
+                parts.conditions.push(containsCondition(JSON_COLUMNS[f.column], f.value, bind));
                 break;
             case 'keyed':
-                if (f.column === 'body') parts.needsBody = true;
                 parts.conditions.push(keyedCondition(f.column, f.path, f.value, bind));
                 break;
         }
+        parts.onBody.push((f.kind === 'text' || f.kind === 'keyed') && f.column === 'body');
     }
     return parts;
 }
+
+// Case-folded ASCII from common to rare in JSON webhook payloads (English letter frequency, digits
+// and JSON punctuation first); other ASCII counts as rarest. LIKE cannot skip ahead to an escaped
+// (%, _, \) or non-ASCII character, so those are never picked.
+const COMMON_FIRST = ' "e:,taoinsrhld0123456789cumfpgwybv.-/kjxqz';
+
+/**
+ * "`column` contains `text`", ignoring ASCII case, with LIKE. SQLite's LIKE skips ahead with strcspn
+ * to the pattern's first character, so a frequent first letter (say the r of "requires") makes it
+ * stop at nearly every byte. Matching first from the needle's rarest character, then the whole
+ * needle, halves a full scan; the first test is implied by the second, so results do not change.
+ */
+function containsCondition(column: string, text: string, bind: (v: unknown) => string): string {
+    const whole = `${column} LIKE ${bind(containsPattern(text))} ESCAPE '\\'`;
+    let rarest = 0;
+    for (let i = 1; i < text.length; i++) if (rarity(text[i]!) > rarity(text[rarest]!)) rarest = i;
+    if (rarest === 0) return whole;
+    return `(${column} LIKE ${bind(containsPattern(text.slice(rarest)))} ESCAPE '\\' AND ${whole})`;
+}
+
+const rarity = (c: string): number => {
+    if (c === '%' || c === '_' || c === '\\' || c.charCodeAt(0) >= 0x80) return -1;
+    const at = COMMON_FIRST.indexOf(c.toLowerCase());
+    return at === -1 ? COMMON_FIRST.length : at;
+};
 
 /**
  * "The value at `path` equals `value`": strings compare exactly, true/false/null by their JSON
@@ -86,11 +109,10 @@ function keyedCondition(column: JsonColumn, path: string[], value: string, bind:
         // Response header names keep the case they were set with; match them ignoring case.
         return `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(e.response_headers) THEN e.response_headers END) h, json_each(json_quote(h.value)) j WHERE lower(h.key) = ${bind(path[0])} AND ${match})`;
     }
-    // Only a body that is JSON has keys (a text body that happens to be JSON counts too). json_valid
-    // also turns away JSON nested deeper than SQLite parses, which JavaScript accepted at ingest.
-    const source = column === 'body'
-        ? `CASE WHEN e.body_kind IN ('json', 'text') AND json_valid(b.text) THEN b.text END`
-        : `CASE WHEN json_valid(${JSON_COLUMNS[column]}) THEN ${JSON_COLUMNS[column]} END`;
+    // Only a body that is JSON has keys (a text body that happens to be JSON counts too; binary and
+    // offloaded bodies have no text). json_valid also turns away JSON nested deeper than SQLite
+    // parses, which JavaScript accepted at ingest.
+    const source = `CASE WHEN json_valid(${JSON_COLUMNS[column]}) THEN ${JSON_COLUMNS[column]} END`;
     const alternatives = jsonPaths(path, column === 'body' || column === 'responseBody');
     return `(${alternatives.map((p) => `EXISTS (SELECT 1 FROM json_each(${source}, ${bind(p)}) j WHERE ${match})`).join(' OR ')})`;
 }
