@@ -74,6 +74,16 @@ describe('GET /logs refuses bad input with a 400 that names the parameter', () =
         assert.equal((await logs(svc, 'body=[[[[')).total, 1);
     });
 
+    it('keyed filters find keys and values that the sender wrote with \\u escapes', async () => {
+        const body = '{"caf\\u00e9":"cr\\u00e8me br\\u00fbl\\u00e9e","n\\u00famero":"\\u00e9t\\u00e9 long","flag":true}';
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.arrayBuffer();
+        for (const qs of ['body[café]=crème brûlée', 'body[número]=été long', 'body[café]=crème brûlée&body[flag]=true']) {
+            assert.equal((await logs(svc, encodeURI(qs))).total, 1, qs);
+        }
+        assert.equal((await logs(svc, encodeURI('body[café]=crème'))).total, 0);
+    });
+
     it('never answers 5xx to a malformed cursor', async () => {
         const { nextCursor } = await logs(svc, 'cursor=&limit=1');
         const cursor = nextCursor!;

@@ -4,7 +4,7 @@ import { BadRequestError } from '../../src/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/http/logs-query/cursor.js';
 import { parseTimestamp } from '../../src/http/logs-query/values.js';
 import { parseLogsRequest } from '../../src/http/parse-logs-query.js';
-import { jsonPaths } from '../../src/storage/sqlite/query/where.js';
+import { jsonPaths } from '../../src/storage/sqlite/query/keyed.js';
 import { totalOrder } from '../../src/storage/sort-order.js';
 
 const parse = (qs: string): ReturnType<typeof parseLogsRequest> => parseLogsRequest(new URLSearchParams(qs));

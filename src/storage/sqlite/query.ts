@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { CursorPosition, LogsPage, LogsQuery } from '../query-types.js';
 import { totalOrder } from '../sort-order.js';
-import { keysetCondition, orderByClause, sortKeyColumns } from './query/order.js';
+import { keysetCondition, orderByClause, sortKeyColumns, windowColumns, windowOrderBy } from './query/order.js';
 import { countRows, pageRows, prepared, type PageRow } from './query/page.js';
 import { choosePlan, ORDERED_BY_INDEX } from './query/plan.js';
 import { buildWhere } from './query/where.js';
@@ -30,13 +30,14 @@ export function runLogsQuery(db: Database, q: LogsQuery): LogsPage {
     }
     const onEvents = (conditions: string[]): string[] => conditions.filter((_, i) => !where.onBody[i]);
     const bodyConditions = where.conditions.filter((_, i) => where.onBody[i]);
+    const countEvents = (): number => prepared(db, 'SELECT count(*) FROM events').pluck().get() as number;
     return db.transaction((): LogsPage => {
         const plan = choosePlan({
             filters: q.filters,
             order,
             reach: (cursorMode ? 0 : q.offset) + q.limit,
             probe: (competing, cap) => prepared(db, `SELECT count(*) FROM (SELECT 1 FROM events e WHERE ${competing.map((i) => where.conditions[i]).join(' AND ')} LIMIT @cap)`).pluck().get({ ...params, cap }) as number,
-            rows: () => prepared(db, 'SELECT count(*) FROM events').pluck().get() as number,
+            rows: countEvents,
         });
         const planned = plan.unindexed.size ? buildWhere(q.filters, plan.unindexed).conditions : where.conditions;
         const shape = {
@@ -44,8 +45,11 @@ export function runLogsQuery(db: Database, q: LogsQuery): LogsPage {
             eventConditions: [...onEvents(planned), ...keyset],
             bodyConditions,
             orderBy: orderByClause(order, plan.sortInMemory),
+            windowOrderBy: windowOrderBy(order),
+            windowColumns: windowColumns(order),
             params,
             orderedAccess: plan.sortInMemory || ORDERED_BY_INDEX.has(order[0]!.field),
+            events: bodyConditions.length ? countEvents() : 0,
         };
         if (cursorMode) {
             const { rows } = pageRows(db, shape, q.limit + 1, 0);

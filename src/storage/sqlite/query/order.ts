@@ -8,6 +8,16 @@ export function orderByClause(order: readonly SortRule[], sortInMemory = false):
     return order.map((r, i) => `${i === 0 && sortInMemory ? '+' : ''}${SORT_COLUMNS[r.field]} ${r.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
 }
 
+/** The sort columns of `e` as o0..oN, for a subquery that hands rows on in order (see page.ts). */
+export function windowColumns(order: readonly SortRule[]): string {
+    return order.map((r, i) => `${SORT_COLUMNS[r.field]} AS o${i}`).join(', ');
+}
+
+/** `ORDER BY` over a window subquery's o0..oN; SQLite sees the subquery already yields this order. */
+export function windowOrderBy(order: readonly SortRule[]): string {
+    return order.map((r, i) => `w.o${i} ${r.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
+}
+
 /** Result columns k0..kN holding each row's sort values, for the next cursor (the last one is id). */
 export function sortKeyColumns(order: readonly SortRule[]): string {
     return order.map((r, i) => `${SORT_COLUMNS[r.field]} AS k${i}`).join(', ');
