@@ -34,8 +34,26 @@ describe('GET /logs freshness', () => {
         for (let i = 0; i < 40; i++) await sendAndFind();
     });
 
+    it('counts what was appended since a search last ran (offset mode, repeated)', async () => {
+        const send = async (body: string): Promise<void> => {
+            const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+            await res.arrayBuffer();
+        };
+        const tag = randomUUID();
+        const totals: number[] = [];
+        for (let round = 0; round < 6; round++) {
+            // Each query runs several times, so that both query workers see every step.
+            for (const qs of [`body=${tag}&limit=1`, `body[tag]=${tag}&limit=1`, `body=${tag}&method=POST&limit=1`]) {
+                for (let i = 0; i < 3; i++) totals.push((await logs(svc, qs)).total ?? -1);
+            }
+            await send(JSON.stringify({ tag }));
+            await send(JSON.stringify({ tag: 'other' }));
+        }
+        assert.deepEqual(totals, [0, 1, 2, 3, 4, 5].flatMap((n) => new Array<number>(9).fill(n)));
+    });
+
     it('holds under concurrent senders', async () => {
         await Promise.all(Array.from({ length: 30 }, () => sendAndFind()));
-        assert.equal((await logs(svc, 'limit=1')).total, 70);
+        assert.equal((await logs(svc, 'limit=1')).total, 82);
     });
 });

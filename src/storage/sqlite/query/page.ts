@@ -1,20 +1,7 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { EventRow } from '../rows.js';
-
-const MAX_CACHED_STATEMENTS = 200;
-const statements = new WeakMap<Database, Map<string, Statement>>();
-
-/** Prepares `sql` once per connection; the cache is bounded (least recently used goes first). */
-export function prepared(db: Database, sql: string): Statement {
-    let cache = statements.get(db);
-    if (!cache) statements.set(db, (cache = new Map()));
-    let stmt = cache.get(sql);
-    if (stmt) cache.delete(sql);
-    else stmt = db.prepare(sql);
-    cache.set(sql, stmt);
-    if (cache.size > MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
-    return stmt;
-}
+import { appendOnlyCount } from './count-cache.js';
+import { prepared } from './statements.js';
 
 /** A result row: the summary columns, plus k0..kN sort values in cursor mode. */
 export type PageRow = EventRow & Record<`k${number}`, string | number | Buffer | null>;
@@ -76,8 +63,14 @@ export function pageRows(db: Database, s: PageShape, limit: number, offset: numb
     return rows[0]?.n_total === undefined ? { rows } : { rows, total: rows[0].n_total };
 }
 
-/** How many events match: from the bodies table alone when only body conditions apply. */
+/** How many events match (from the bodies table alone when only body conditions apply), kept up to date by appendOnlyCount. */
 export function countRows(db: Database, s: Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>): number {
-    const from = s.bodyConditions.length === 0 ? 'events e' : s.eventConditions.length === 0 ? 'bodies b' : 'events e JOIN bodies b ON b.seq = e.seq';
-    return prepared(db, `SELECT count(*) FROM ${from}${whereClause([...s.bodyConditions, ...s.eventConditions])}`).pluck().get(s.params) as number;
+    const onlyBody = s.eventConditions.length === 0 && s.bodyConditions.length > 0;
+    const conditions = [...s.bodyConditions, ...s.eventConditions];
+    const from = (events: string): string => (s.bodyConditions.length === 0 ? events : onlyBody ? 'bodies b' : `${events} JOIN bodies b ON b.seq = e.seq`);
+    const full = `SELECT count(*) FROM ${from('events e')}${whereClause(conditions)}`;
+    // New rows only: walk the rowid range (NOT INDEXED keeps a filter index from being preferred).
+    const newer = onlyBody ? ['b.seq > @above'] : s.bodyConditions.length ? ['e.seq > @above', 'b.seq > @above'] : ['e.seq > @above'];
+    const above = `SELECT count(*) FROM ${from('events e NOT INDEXED')}${whereClause([...conditions, ...newer])}`;
+    return appendOnlyCount(db, `${full}\u0000${JSON.stringify(s.params)}`, (seq) => prepared(db, seq === 0 ? full : above).pluck().get({ ...s.params, above: seq }) as number);
 }
