@@ -14,13 +14,14 @@ import { randomIds, type IdGenerator } from './lib/ids.js';
 import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
 import { KvBlobStore } from './storage/apify/kv-blob-store.js';
-import { DatasetExporter } from './storage/apify/dataset-export.js';
+import { DatasetExporter, EXPORT_BATCH } from './storage/apify/dataset-export.js';
 import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
 import { FileBlobStore } from './storage/blob/file-blob-store.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { SqliteEventStore } from './storage/sqlite/event-store.js';
+import { SINK_POSITION_KEY } from './storage/sqlite/schema.js';
 import { WebhookManager } from './webhooks/manager.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -59,8 +60,9 @@ export interface Service {
 
 interface ActorStorage {
     kvs: KeyValueStore;
-    dataset: DatasetSink;
     readInput(): Promise<unknown>;
+    /** The dataset; locally it resumes at the position committed with the export watermark. */
+    openDataset(committedPosition: string | undefined): Promise<DatasetSink>;
 }
 
 /**
@@ -69,12 +71,13 @@ interface ActorStorage {
  */
 async function openActorStorage(onPlatform: boolean, storageDir: string, log: Logger): Promise<ActorStorage> {
     if (onPlatform) {
-        return { kvs: await Actor.openKeyValueStore(), dataset: new ApifyDatasetSink(await Actor.openDataset()), readInput: () => Actor.getInput() };
+        return { kvs: await Actor.openKeyValueStore(), readInput: () => Actor.getInput(), openDataset: async () => new ApifyDatasetSink(await Actor.openDataset()) };
     }
     const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
     const kvs = await KeyValueStore.open(undefined, { config });
-    const dataset = new LocalDatasetSink(join(storageDir, 'datasets', 'default'), (file) => log.warn('skipping an unreadable dataset item', { file }));
-    return { kvs, dataset, readInput: () => kvs.getValue('INPUT') };
+    const openDataset = async (position: string | undefined): Promise<DatasetSink> =>
+        new LocalDatasetSink(join(storageDir, 'datasets', 'default'), position === undefined ? undefined : Number(position), EXPORT_BATCH, (file) => log.warn('skipping an unreadable dataset item', { file }));
+    return { kvs, readInput: () => kvs.getValue('INPUT'), openDataset };
 }
 
 async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {
@@ -97,7 +100,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const clock = options.clock ?? systemClock;
     const storageDir = resolve(env.storageDir);
     const actorStorage = await openActorStorage(env.onPlatform, storageDir, log);
-    const { kvs, dataset } = actorStorage;
+    const { kvs } = actorStorage;
     const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
     if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
@@ -108,6 +111,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
     const freshDatabase = !existsSync(dbFile);
     const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2 });
+    const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
     const blobs: BlobStore = env.onPlatform ? new KvBlobStore(kvs, join(storageDir, 'payload-spool')) : new FileBlobStore(join(storageDir, 'key_value_stores', 'default'));
     const webhooks = new WebhookManager(new KvWebhookRegistry(kvs), clock, options.ids ?? randomIds);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);

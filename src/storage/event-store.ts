@@ -35,8 +35,8 @@ export interface EventStore {
     query(q: LogsQuery): Promise<LogsPage>;
     /** The oldest events not yet exported, at most `limit`. */
     readOutbox(limit: number): OutboxItem[];
-    /** Marks outbox entries up to and including `seq` as exported. */
-    markExported(seq: number): Promise<void>;
+    /** Marks outbox entries up to and including `seq` as exported, committing the sink's position with it. */
+    markExported(seq: number, sinkPosition?: string): Promise<void>;
     /** Reads a value of the meta table. */
     getMeta(key: string): string | undefined;
     /** Writes a value of the meta table. */

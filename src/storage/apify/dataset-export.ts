@@ -4,16 +4,23 @@ import type { EventStore } from '../event-store.js';
 import type { LogEntry } from '../types.js';
 import type { DatasetSink } from './dataset-sink.js';
 
-const BATCH = 500;
+/** Events per push. */
+export const EXPORT_BATCH = 500;
+/** Pause between full batches while senders are active, so export never competes with capture. */
+const BUSY_PAUSE_MS = 1000;
+
 
 /**
  * Follows the outbox into the actor's dataset: reads committed events in order, pushes them,
- * then advances the watermark. A crash between push and watermark repeats at most one batch.
+ * then advances the watermark (with the sink's position, in one commit). A crash between push and
+ * watermark repeats at most one batch. While events keep arriving it paces itself, so capture
+ * keeps the CPU; when senders pause it catches up at full speed.
  */
 export class DatasetExporter {
     private timer: NodeJS.Timeout | undefined;
     private stopped = true;
     private running: Promise<void> | undefined;
+    private lastSeenIngest = 0;
 
     constructor(private readonly dataset: DatasetSink, private readonly store: EventStore, private readonly metrics: Metrics, private readonly log: Logger) {}
 
@@ -23,7 +30,9 @@ export class DatasetExporter {
         const tick = async (): Promise<void> => {
             const moved = await this.flushOnce();
             if (this.stopped) return;
-            this.timer = setTimeout(() => void tick(), moved === BATCH ? 0 : intervalMs);
+            const busy = this.metrics.ingestTotal !== this.lastSeenIngest;
+            this.lastSeenIngest = this.metrics.ingestTotal;
+            this.timer = setTimeout(() => void tick(), moved < EXPORT_BATCH ? intervalMs : busy ? BUSY_PAUSE_MS : 0);
             this.timer.unref();
         };
         this.timer = setTimeout(() => void tick(), intervalMs);
@@ -53,10 +62,10 @@ export class DatasetExporter {
         let moved = 0;
         this.running = (async () => {
             try {
-                const batch = this.store.readOutbox(BATCH);
+                const batch = this.store.readOutbox(EXPORT_BATCH);
                 if (batch.length === 0) return;
                 await this.dataset.push(batch.map((b) => datasetItem(b.entry, b.rawText)));
-                await this.store.markExported(batch[batch.length - 1]!.seq);
+                await this.store.markExported(batch[batch.length - 1]!.seq, this.dataset.position?.());
                 moved = batch.length;
                 this.metrics.datasetExported += moved;
                 this.metrics.lastDatasetFlushAt = new Date().toISOString();

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from 'apify';
 
@@ -9,6 +9,8 @@ export interface DatasetSink {
     push(items: Record<string, unknown>[]): Promise<void>;
     /** Reads up to `limit` items from `offset` (0-based), in order. */
     read(offset: number, limit: number): Promise<Record<string, unknown>[]>;
+    /** Where the sink stands after its pushes, to be committed with the watermark (local sink only). */
+    position?(): string;
 }
 
 /** The platform dataset, through the SDK. */
@@ -31,14 +33,21 @@ const fileName = (index: number): string => `${String(index).padStart(9, '0')}.j
  * The local dataset folder in the SDK's layout (one `000000001.json` file per item), written
  * directly. Unlike the SDK's local client it keeps no in-memory index of every item, so opening a
  * dataset of a million items costs a few file probes, not seconds and hundreds of megabytes.
+ *
+ * The exporter commits `position()` together with its watermark. On open, files at or past the
+ * committed position belong to a push that was never acknowledged (a crash mid-batch, possibly
+ * truncated); they are deleted and that batch is pushed again: the local export is exactly-once.
  */
 export class LocalDatasetSink implements DatasetSink {
     private next: number;
 
-    constructor(private readonly dir: string, private readonly onBadItem: (file: string) => void = () => undefined) {
-        // Temporary files of a push that a crash interrupted: never renamed, so never counted.
-        if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.endsWith('.partial')) rmSync(join(dir, name), { force: true });
-        this.next = LocalDatasetSink.firstFreeIndex(dir);
+    constructor(private readonly dir: string, committedNext: number | undefined, private readonly maxBatch: number, private readonly onBadItem: (file: string) => void = () => undefined) {
+        if (committedNext === undefined) {
+            this.next = LocalDatasetSink.firstFreeIndex(dir);
+            return;
+        }
+        for (let i = committedNext; i < committedNext + maxBatch; i++) rmSync(join(dir, fileName(i)), { force: true });
+        this.next = committedNext;
     }
 
     /** Items are numbered 1..n without gaps: probe exponentially, then binary-search the end. */
@@ -56,17 +65,16 @@ export class LocalDatasetSink implements DatasetSink {
         return high;
     }
 
-    /**
-     * Writes the batch under temporary names, then renames in index order: a crash leaves whole
-     * items numbered 1..k without gaps, and at worst orphaned temporary files.
-     */
     async push(items: Record<string, unknown>[]): Promise<void> {
+        if (items.length > this.maxBatch) throw new Error(`dataset push of ${items.length} items exceeds the batch of ${this.maxBatch}`);
         await mkdir(this.dir, { recursive: true });
         const start = this.next;
-        const names = items.map((_, i) => join(this.dir, fileName(start + i)));
-        await Promise.all(items.map((item, i) => writeFile(`${names[i]}.partial`, JSON.stringify(item, null, 2))));
-        for (const name of names) await rename(`${name}.partial`, name);
+        await Promise.all(items.map((item, i) => writeFile(join(this.dir, fileName(start + i)), JSON.stringify(item))));
         this.next += items.length;
+    }
+
+    position(): string {
+        return String(this.next);
     }
 
     async read(offset: number, limit: number): Promise<Record<string, unknown>[]> {

@@ -104,8 +104,8 @@ export class SqliteEventStore implements EventStore {
         });
     }
 
-    async markExported(seq: number): Promise<void> {
-        await this.writer.request({ op: 'exported', upToSeq: seq });
+    async markExported(seq: number, sinkPosition?: string): Promise<void> {
+        await this.writer.request(sinkPosition === undefined ? { op: 'exported', upToSeq: seq } : { op: 'exported', upToSeq: seq, sinkPosition });
     }
 
     getMeta(key: string): string | undefined {

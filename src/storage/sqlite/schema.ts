@@ -1,5 +1,8 @@
 import type { Database } from 'better-sqlite3';
 
+/** Meta key of the dataset sink's position, committed with the export watermark. */
+export const SINK_POSITION_KEY = 'dataset_position';
+
 /** Bumped when the DDL below changes incompatibly. */
 export const SCHEMA_VERSION = 1;
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { NewEvent } from '../types.js';
 import { bodyParams, eventParams, INSERT_EVENT } from './rows.js';
-import { prepareWriter } from './schema.js';
+import { prepareWriter, SINK_POSITION_KEY } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */
@@ -45,6 +45,7 @@ export function openWriterCore(file: string): WriterCore {
             }
             case 'exported':
                 deleteOutbox.run(req.upToSeq);
+                if (req.sinkPosition !== undefined) setMeta.run(SINK_POSITION_KEY, req.sinkPosition);
                 return { batch: req.batch };
             case 'setMeta':
                 setMeta.run(req.key, req.value);

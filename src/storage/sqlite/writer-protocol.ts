@@ -6,7 +6,7 @@ export type WriterRequest =
     /** Events restored from the dataset: inserted if absent, never queued for export again. */
     | { op: 'import'; batch: number; events: NewEvent[] }
     /** The dataset holds every outbox entry up to and including `seq`. */
-    | { op: 'exported'; batch: number; upToSeq: number }
+    | { op: 'exported'; batch: number; upToSeq: number; sinkPosition?: string }
     | { op: 'setMeta'; batch: number; key: string; value: string }
     | { op: 'close'; batch: number };
 
