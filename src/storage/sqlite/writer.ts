@@ -3,6 +3,16 @@ import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { NewEvent } from '../types.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
+/**
+ * Posting a byte view clones its whole underlying buffer. A body read off a socket is a slice of a
+ * 64 KB read buffer (or of an 8 KB pool slab), so it gets its own exact-size copy first.
+ */
+function compactBody(event: NewEvent): NewEvent {
+    const raw = event.bodyRaw;
+    if (!raw || (raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength)) return event;
+    return { ...event, bodyRaw: new Uint8Array(raw) };
+}
+
 /** Appends handed to the writer per message while more keep arriving. */
 const PIPELINE_GROUP = 8;
 
@@ -52,7 +62,7 @@ export class WorkerWriter implements EventWriter {
         if (this.failure) return Promise.reject(this.failure);
         return new Promise<void>((resolve, reject) => {
             if (this.queued.length === 0) setImmediate(() => this.sendQueued());
-            this.queued.push({ event, pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
+            this.queued.push({ event: compactBody(event), pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
             // Hand over in small groups so the writer commits while this thread is still parsing.
             if (this.queued.length >= PIPELINE_GROUP) this.sendQueued();
         });
