@@ -58,20 +58,10 @@ export interface LogEntry extends EventEnvelope {
 }
 
 /** The summary fields of a log entry in list results. */
-export interface LogSummary {
-    id: string;
-    webhookId: string;
-    timestamp: string;
-    method: string;
-    statusCode: number;
-    size: number;
-    processingTime: number;
-    requestId: string;
-    requestUrl: string;
-    contentType: string;
-    signatureValid: boolean | null;
-    signatureProvider: string | null;
-}
+export type LogSummary = Pick<
+    LogEntry,
+    'id' | 'webhookId' | 'timestamp' | 'method' | 'statusCode' | 'size' | 'processingTime' | 'requestId' | 'requestUrl' | 'contentType' | 'signatureValid' | 'signatureProvider'
+>;
 
 /** The stored body of one event, for the payload route and replay. */
 export interface StoredBody {
