@@ -12,14 +12,13 @@ const caches = new WeakMap<Database, Map<string, Counted>>();
 
 /**
  * A count that follows appends instead of rescanning: events are append-only (nothing deletes or
- * changes a stored event; seq grows with every commit), so the count of a filter at seq S plus the
- * matches above S is the count now. Paging through a search in offset mode, or polling it, then
- * costs the new rows only. Whatever someday deletes events must bump meta 'events_epoch', which
- * is part of the key. `countAbove(seq)` counts matches with seq > `seq` (0: all of them).
+ * changes a stored event; seq grows with every commit), so the count of a filter up to seq S plus
+ * the matches in (S, top] is the count up to `top`. Paging through a search in offset mode, or
+ * polling it, then costs the new rows only. Whatever someday deletes events must bump meta
+ * 'events_epoch', which is part of the key. `countAbove(lo)` counts matches in (lo, top].
  */
-export function appendOnlyCount(db: Database, key: string, countAbove: (seq: number) => number): number {
+export function appendOnlyCount(db: Database, key: string, top: number, countAbove: (lo: number) => number): number {
     const epoch = (prepared(db, `SELECT value FROM meta WHERE key = 'events_epoch'`).pluck().get() as string | undefined) ?? '0';
-    const top = (prepared(db, 'SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0;
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
     const fullKey = `${epoch}\u0000${key}`;

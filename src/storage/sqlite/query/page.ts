@@ -1,15 +1,18 @@
 import type { Database } from 'better-sqlite3';
+import type { SortRule } from '../../query-types.js';
 import type { EventRow } from '../rows.js';
-import { appendOnlyCount } from './count-cache.js';
 import { prepared } from './statements.js';
 
-/** A result row: the summary columns, plus k0..kN sort values in cursor mode. */
+/** A result row: the summary columns, plus k0..kN sort values where asked for. */
 export type PageRow = EventRow & Record<`k${number}`, string | number | Buffer | null>;
 
 /** One page query, in parts: SQL text only, with every value bound through `params`. */
 export interface PageShape {
-    /** The result column list (over `e`). */
+    order: readonly SortRule[];
+    /** The result column list (over `e`); with the sort keys k0..kN in cursor mode. */
     columns: string;
+    /** The summary columns and the sort keys, for passes whose pieces are merged in JS. */
+    keyedColumns: string;
     /** Conditions over `events e`, the keyset included. */
     eventConditions: string[];
     /** Conditions over `bodies b`. */
@@ -25,52 +28,35 @@ export interface PageShape {
     events: number;
 }
 
-const whereClause = (conditions: string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
-// Body conditions read about 1 KB per row, so where to start matters 100x (see pageRows).
+/** ` WHERE a AND b`, or nothing. */
+export const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+// Body conditions read about 1 KB per row, so where to start matters 100x (see firstRows).
 const MIN_WINDOW = 5000;
 const WINDOW_SHARE = 0.05;
 const WINDOW_FACTOR = 20;
 
 /**
- * The `limit` rows after `offset`. Without body conditions this is one indexed query. With them,
- * two strategies each win big where the other loses: for a common term, walking rows in order and
- * reading each body stops after a few hundred; for a rare one, that walk visits every body in random
- * order (2 µs each, 2 s at a million events) while one sequential pass over the bodies table costs a
- * third. So it first walks, in order, up to a window of 5% of the events (the walk streams and stops
- * at a full page, so matches ≥ 0.2% cost only what they read) and falls back to the sequential pass
- * only when the window ran out.
+ * The `limit` rows after `offset`, or undefined when only a pass over every body can tell.
+ * Without body conditions this is one indexed query. With them, two strategies each win big where
+ * the other loses: for a common term, walking rows in order and reading each body stops after a few
+ * hundred; for a rare one, that walk visits every body in random order (2 µs each, 2 s at a million
+ * events) while one sequential pass over the bodies table (scan.ts) costs a third. So this walks, in
+ * order, up to a window of 5% of the events. The walk streams and stops at a full page, so matches
+ * of 0.2% and more cost only what they read.
  */
-export function pageRows(db: Database, s: PageShape, limit: number, offset: number, withTotal = false): { rows: PageRow[]; total?: number } {
-    const tail = `ORDER BY ${s.orderBy} LIMIT @limit OFFSET @offset`;
+export function firstRows(db: Database, s: PageShape, limit: number, offset: number): PageRow[] | undefined {
     const values = { ...s.params, limit, offset };
     if (s.bodyConditions.length === 0) {
-        return { rows: prepared(db, `SELECT ${s.columns} FROM events e${whereClause(s.eventConditions)} ${tail}`).all(values) as PageRow[] };
+        return prepared(db, `SELECT ${s.columns} FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @limit OFFSET @offset`).all(values) as PageRow[];
     }
-    if (s.orderedAccess) {
-        const window = Math.max(MIN_WINDOW, Math.ceil(WINDOW_SHARE * s.events), WINDOW_FACTOR * (offset + limit));
-        const candidates = `SELECT e.seq, ${s.windowColumns} FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`;
-        // Bodies first, so an event row is read only for a match; ordering by w.* keeps it streaming.
-        const inWindow = `SELECT ${s.columns} FROM (${candidates}) w CROSS JOIN bodies b ON b.seq = w.seq CROSS JOIN events e ON e.seq = w.seq`;
-        const rows = prepared(db, `${inWindow}${whereClause(s.bodyConditions)} ORDER BY ${s.windowOrderBy} LIMIT @limit OFFSET @offset`).all({ ...values, window }) as PageRow[];
-        if (rows.length === limit) return { rows };
-        // A short page is final when the window held every candidate.
-        const examined = prepared(db, `SELECT count(*) FROM (${candidates})`).pluck().get({ ...s.params, window }) as number;
-        if (examined < window) return { rows };
-    }
-    // The sequential pass sees every match anyway: it counts them too (the matches are few here).
-    const sequential = `SELECT ${s.columns}${withTotal ? ', count(*) OVER () AS n_total' : ''} FROM bodies b CROSS JOIN events e ON e.seq = b.seq`;
-    const rows = prepared(db, `${sequential}${whereClause([...s.bodyConditions, ...s.eventConditions])} ${tail}`).all(values) as (PageRow & { n_total?: number })[];
-    return rows[0]?.n_total === undefined ? { rows } : { rows, total: rows[0].n_total };
-}
-
-/** How many events match (from the bodies table alone when only body conditions apply), kept up to date by appendOnlyCount. */
-export function countRows(db: Database, s: Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>): number {
-    const onlyBody = s.eventConditions.length === 0 && s.bodyConditions.length > 0;
-    const conditions = [...s.bodyConditions, ...s.eventConditions];
-    const from = (events: string): string => (s.bodyConditions.length === 0 ? events : onlyBody ? 'bodies b' : `${events} JOIN bodies b ON b.seq = e.seq`);
-    const full = `SELECT count(*) FROM ${from('events e')}${whereClause(conditions)}`;
-    // New rows only: walk the rowid range (NOT INDEXED keeps a filter index from being preferred).
-    const newer = onlyBody ? ['b.seq > @above'] : s.bodyConditions.length ? ['e.seq > @above', 'b.seq > @above'] : ['e.seq > @above'];
-    const above = `SELECT count(*) FROM ${from('events e NOT INDEXED')}${whereClause([...conditions, ...newer])}`;
-    return appendOnlyCount(db, `${full}\u0000${JSON.stringify(s.params)}`, (seq) => prepared(db, seq === 0 ? full : above).pluck().get({ ...s.params, above: seq }) as number);
+    if (!s.orderedAccess) return undefined;
+    const window = Math.max(MIN_WINDOW, Math.ceil(WINDOW_SHARE * s.events), WINDOW_FACTOR * (offset + limit));
+    const candidates = `SELECT e.seq, ${s.windowColumns} FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`;
+    // Bodies first, so an event row is read only for a match; ordering by w.* keeps it streaming.
+    const inWindow = `SELECT ${s.columns} FROM (${candidates}) w CROSS JOIN bodies b ON b.seq = w.seq CROSS JOIN events e ON e.seq = w.seq`;
+    const rows = prepared(db, `${inWindow}${whereClause(s.bodyConditions)} ORDER BY ${s.windowOrderBy} LIMIT @limit OFFSET @offset`).all({ ...values, window }) as PageRow[];
+    if (rows.length === limit) return rows;
+    // A short page is final when the window held every candidate.
+    const examined = prepared(db, `SELECT count(*) FROM (${candidates})`).pluck().get({ ...s.params, window }) as number;
+    return examined < window ? rows : undefined;
 }
