@@ -60,6 +60,8 @@ export function prepareWriter(db: Database): void {
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -16000');
     db.pragma('busy_timeout = 5000');
+    // Long searches can keep the WAL from restarting; after each checkpoint, shrink it back to 64 MB.
+    db.pragma('journal_size_limit = 67108864');
     db.exec(DDL);
     db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
 }
