@@ -46,10 +46,18 @@ export class RateLimiter {
     }
 }
 
-/** Attaches X-RateLimit-* (and Retry-After when refused) to a response. */
+/** X-RateLimit-* (and Retry-After when refused) for a decision. */
+export function rateHeaders(d: RateDecision): Record<string, string> {
+    const headers: Record<string, string> = {
+        'X-RateLimit-Limit': String(d.limit),
+        'X-RateLimit-Remaining': String(d.remaining),
+        'X-RateLimit-Reset': String(d.reset),
+    };
+    if (!d.allowed) headers['Retry-After'] = String(d.retryAfter);
+    return headers;
+}
+
+/** Attaches the rate-limit headers of a decision to a response. */
 export function setRateHeaders(res: ServerResponse, d: RateDecision): void {
-    res.setHeader('X-RateLimit-Limit', d.limit);
-    res.setHeader('X-RateLimit-Remaining', d.remaining);
-    res.setHeader('X-RateLimit-Reset', d.reset);
-    if (!d.allowed) res.setHeader('Retry-After', d.retryAfter);
+    for (const [name, value] of Object.entries(rateHeaders(d))) res.setHeader(name, value);
 }

@@ -61,6 +61,8 @@ export interface IngestContext {
     /** The parsed JSON body, when it was JSON and parsing is on. */
     json?: unknown;
     response: PreparedResponse;
+    /** Headers every answer to this request carries, whatever it is (rate-limit figures). */
+    extraHeaders: Record<string, string>;
     signature?: { valid: boolean; provider: string; error?: string };
     /** Facts recorded on the event (rejection reasons, parse errors). */
     meta: Record<string, unknown>;

@@ -8,6 +8,8 @@ import { errorResponse } from './response.js';
 import { finalHeaders, sendPrepared } from './send.js';
 import { ClientAbortedError } from './steps/read-body.js';
 
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** The handler of ANY /webhook/:id: runs the steps, stores the event durably, then answers. */
 export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): Handler {
     return async (req, res, rctx) => {
@@ -25,6 +27,7 @@ export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): H
             capturing: false,
             body: { kind: 'empty', size: 0 },
             response: { status: 200, headers: {}, body: '' },
+            extraHeaders: NO_HEADERS,
             meta: {},
         };
         try {
@@ -46,7 +49,7 @@ export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): H
 async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     const { deps } = ctx;
     const processingTime = Math.round((deps.clock.monotonic() - ctx.startedAt) * 1000) / 1000;
-    ctx.response.headers = finalHeaders(ctx.req, ctx.response, ctx.requestId);
+    ctx.response.headers = finalHeaders(ctx.req, ctx.response, ctx.requestId, ctx.extraHeaders);
     const event = buildEvent(ctx, processingTime);
     try {
         await deps.store.append(event);

@@ -3,9 +3,9 @@ import type { IngestContext, PreparedResponse } from './context.js';
 
 const has = (headers: Record<string, string>, name: string): boolean => Object.keys(headers).some((k) => k.toLowerCase() === name);
 
-/** Adds permissive CORS (unless configured) and the request id to the prepared headers. */
-export function finalHeaders(req: IncomingMessage, prepared: PreparedResponse, requestId: string): Record<string, string> {
-    const headers: Record<string, string> = { ...prepared.headers };
+/** Adds permissive CORS (unless configured), the request id and `extra` to the prepared headers. */
+export function finalHeaders(req: IncomingMessage, prepared: PreparedResponse, requestId: string, extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { ...extra, ...prepared.headers };
     if (!has(headers, 'access-control-allow-origin')) {
         headers['Access-Control-Allow-Origin'] = '*';
         const wantedMethod = req.headers['access-control-request-method'];

@@ -196,7 +196,12 @@ describe('ingest rate limit per webhook', () => {
         assert.match(String(body.message), /2 requests per minute per webhook/);
         assert.equal(typeof body.retryAfterSeconds, 'number');
         assert.ok(res.headers.get('retry-after'));
-        assert.equal((await svc.fetch(`/webhook/${b!.id}`, { method: 'POST', body: 'x' })).status, 200);
+        const other = await svc.fetch(`/webhook/${b!.id}`, { method: 'POST', body: 'x' });
+        assert.equal(other.status, 200);
+        assert.equal(other.headers.get('x-ratelimit-limit'), '2');
+        assert.equal(other.headers.get('x-ratelimit-remaining'), '1');
+        const stored = await json<{ responseHeaders: Record<string, string> }>(await svc.fetch(`/logs/${(await findByRequestId(svc, other.headers.get('x-request-id'))).id}`));
+        assert.equal(stored.responseHeaders['X-RateLimit-Limit'], '2', 'the stored answer has the headers that were sent');
         const list = await json<{ total: number }>(await svc.fetch('/logs'));
         assert.equal(list.total, 3, 'refused requests are not stored');
     });
