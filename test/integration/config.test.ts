@@ -35,6 +35,38 @@ describe('configuration at start', () => {
         }
     });
 
+    it('starts with V8 flags on the command line (workers must not inherit them)', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+        try {
+            // Regression: the writer worker inherited --max-old-space-size and refused to start.
+            const child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=512', '--max-semi-space-size=32', mainJs], {
+                env: { PATH: process.env.PATH ?? '', CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":1}' },
+                stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            let out = '';
+            child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+            child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+            const port = await new Promise<string>((resolve, reject) => {
+                const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 15_000);
+                child.stdout.on('data', () => {
+                    const found = /listening on port (\d+)/.exec(out);
+                    if (found) {
+                        clearTimeout(timer);
+                        resolve(found[1]!);
+                    }
+                });
+                child.on('exit', () => reject(new Error(`exited: ${out}`)));
+            });
+            const info = (await (await fetch(`http://127.0.0.1:${port}/info`)).json()) as { system: { activeWebhooks: { id: string }[] } };
+            const res = await fetch(`http://127.0.0.1:${port}/webhook/${info.system.activeWebhooks[0]!.id}`, { method: 'POST', body: 'x' });
+            assert.equal(res.status, 200, 'the writer worker runs');
+            child.kill('SIGTERM');
+            await new Promise((r) => child.once('exit', r));
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
     it('refuses an INPUT variable that is not a JSON object', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
         try {
