@@ -6,9 +6,9 @@ import type { DatasetSink } from './dataset-sink.js';
 
 /** Events per push. */
 export const EXPORT_BATCH = 500;
-/** Pause between full batches while senders are active, so export never competes with capture. */
-const BUSY_PAUSE_MS = 1000;
-
+/** While senders are active: smaller batches with pauses, so export never stalls capture for long. */
+const BUSY_BATCH = 100;
+const BUSY_PAUSE_MS = 250;
 
 /**
  * Follows the outbox into the actor's dataset: reads committed events in order, pushes them,
@@ -28,11 +28,12 @@ export class DatasetExporter {
     start(intervalMs: number): void {
         this.stopped = false;
         const tick = async (): Promise<void> => {
-            const moved = await this.flushOnce();
-            if (this.stopped) return;
             const busy = this.metrics.ingestTotal !== this.lastSeenIngest;
             this.lastSeenIngest = this.metrics.ingestTotal;
-            this.timer = setTimeout(() => void tick(), moved < EXPORT_BATCH ? intervalMs : busy ? BUSY_PAUSE_MS : 0);
+            const limit = busy ? BUSY_BATCH : EXPORT_BATCH;
+            const moved = await this.flushOnce(limit);
+            if (this.stopped) return;
+            this.timer = setTimeout(() => void tick(), moved < limit ? intervalMs : busy ? BUSY_PAUSE_MS : 0);
             this.timer.unref();
         };
         this.timer = setTimeout(() => void tick(), intervalMs);
@@ -43,7 +44,7 @@ export class DatasetExporter {
     async drain(budgetMs: number): Promise<void> {
         const deadline = Date.now() + budgetMs;
         while (Date.now() < deadline) {
-            const moved = await this.flushOnce();
+            const moved = await this.flushOnce(EXPORT_BATCH);
             if (moved === 0) return;
         }
     }
@@ -55,14 +56,14 @@ export class DatasetExporter {
         await this.running;
     }
 
-    private async flushOnce(): Promise<number> {
+    private async flushOnce(limit: number): Promise<number> {
         if (this.running) {
             await this.running;
         }
         let moved = 0;
         this.running = (async () => {
             try {
-                const batch = this.store.readOutbox(EXPORT_BATCH);
+                const batch = this.store.readOutbox(limit);
                 if (batch.length === 0) return;
                 await this.dataset.push(batch.map((b) => datasetItem(b.entry, b.rawText)));
                 await this.store.markExported(batch[batch.length - 1]!.seq, this.dataset.position?.());
