@@ -2,33 +2,53 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { lowerThreadPriority } from '../../lib/thread-priority.js';
-import type { LogsQuery } from '../query-types.js';
-import { runLogsQuery } from './query.js';
+import type { LogsPage, LogsQuery } from '../query-types.js';
+import { finishPass, restoreBuffers, type PassRequest, type PassResult } from './query/pass.js';
+import { MAX_SLICED_REACH, scanRows } from './query/scan.js';
+import { planLogsQuery } from './query.js';
 import { prepareReader } from './schema.js';
 
 const QUERY_NICENESS = 10;
 
-/** A message to a query worker. */
-export interface QueryRequest {
-    n: number;
-    query: LogsQuery;
+/** How a query worker is set up: its database, scan slice size, and the smallest store it splits passes of. */
+export interface QueryWorkerData {
+    file: string;
+    slice?: number;
+    splitFrom: number;
 }
+
+/**
+ * A message to a query worker: a query (with `split`, a pass over every body comes back as a
+ * `pass` for the pool to split), or one seq range (lo, hi] of such a pass.
+ */
+export type QueryRequest =
+    | { n: number; query: LogsQuery; split: boolean }
+    | { n: number; part: { pass: PassRequest; lo: number; hi: number } };
 
 /** A query worker's answer; `error` carries an AppError's status and message, never a stack. */
 export interface QueryReply {
     n: number;
-    page?: ReturnType<typeof runLogsQuery>;
+    page?: LogsPage;
+    pass?: PassRequest;
+    part?: PassResult;
     error?: { status: number; message: string; extra: Record<string, unknown> };
 }
 
 // Queries run here, off the event loop that serves ingest, each on its own read-only connection.
-const db = new Database((workerData as { file: string }).file, { readonly: true, fileMustExist: true });
+const config = workerData as QueryWorkerData;
+const db = new Database(config.file, { readonly: true, fileMustExist: true });
 prepareReader(db);
 // A search that scans a million bodies must not take CPU from capture: at niceness 10 this thread
 // gets about a tenth of a core that the ingest threads (main, writer) want, and all of an idle one.
 lowerThreadPriority(QUERY_NICENESS);
 
-parentPort!.on('message', ({ n, query }: QueryRequest) => {
+function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
+    if ('part' in request) {
+        const { pass, lo, hi } = request.part;
+        restoreBuffers(pass.shape.params);
+        return { part: scanRows(db, pass.shape, pass.reach, hi, pass.withTotal, config.slice, lo) };
+    }
+    const { query } = request;
     // Buffers lose their prototype in transit; restore them for the IP filter.
     for (const f of query.filters) {
         if (f.kind === 'ip') {
@@ -36,13 +56,22 @@ parentPort!.on('message', ({ n, query }: QueryRequest) => {
             f.hi = Buffer.from(f.hi);
         }
     }
+    const planned = planLogsQuery(db, query, config);
+    if ('page' in planned) return planned;
+    const { pass } = planned;
+    // Only passes whose pieces merge cheaply are split; the pool merges them on its thread.
+    if (request.split && pass.top >= config.splitFrom && pass.reach <= MAX_SLICED_REACH) return { pass };
+    return { page: finishPass(pass, scanRows(db, pass.shape, pass.reach, pass.top, pass.withTotal, config.slice)) };
+}
+
+parentPort!.on('message', (request: QueryRequest) => {
     let reply: QueryReply;
     try {
-        reply = { n, page: runLogsQuery(db, query) };
+        reply = { n: request.n, ...answer(request) };
     } catch (error) {
         reply = error instanceof AppError
-            ? { n, error: { status: error.status, message: error.message, extra: error.extra } }
-            : { n, error: { status: 500, message: error instanceof Error ? error.message : String(error), extra: {} } };
+            ? { n: request.n, error: { status: error.status, message: error.message, extra: error.extra } }
+            : { n: request.n, error: { status: 500, message: error instanceof Error ? error.message : String(error), extra: {} } };
     }
     parentPort!.postMessage(reply);
 });

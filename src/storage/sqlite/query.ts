@@ -1,8 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import type { CursorPosition, LogsPage, LogsQuery } from '../query-types.js';
+import type { LogsPage, LogsQuery } from '../query-types.js';
 import { totalOrder } from '../sort-order.js';
 import { keysetCondition, orderByClause, sortKeyColumns, windowColumns, windowOrderBy } from './query/order.js';
-import { firstRows, type PageRow, type PageShape } from './query/page.js';
+import { firstRows, type PageShape } from './query/page.js';
+import { finishPass, positionOf, type PassRequest } from './query/pass.js';
 import { choosePlan, ORDERED_BY_INDEX } from './query/plan.js';
 import { countRows, scanRows } from './query/scan.js';
 import { prepared } from './query/statements.js';
@@ -11,6 +12,11 @@ import { rowToSummary, SUMMARY_COLUMNS } from './rows.js';
 
 const SELECT_SUMMARY = SUMMARY_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
 
+/** Knobs for tests and the pool: `slice` sizes scan slices. */
+export interface QueryTuning {
+    slice?: number;
+}
+
 /**
  * Runs a GET /logs query on a read-only connection. Page and total describe one moment: the
  * events up to the highest seq seen when the query starts (a read transaction covers the indexed
@@ -18,7 +24,18 @@ const SELECT_SUMMARY = SUMMARY_COLUMNS.split(', ').map((c) => `e.${c}`).join(', 
  * one extra row to learn whether a next page exists; offset mode counts the matches, unless the page
  * itself proves the count. `tuning.slice` sets the size of scan slices (tests use small ones).
  */
-export function runLogsQuery(db: Database, q: LogsQuery, tuning: { slice?: number } = {}): LogsPage {
+export function runLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {}): LogsPage {
+    const planned = planLogsQuery(db, q, tuning);
+    if ('page' in planned) return planned.page;
+    const { pass } = planned;
+    return finishPass(pass, scanRows(db, pass.shape, pass.reach, pass.top, pass.withTotal, tuning.slice));
+}
+
+/**
+ * Runs the parts of a query that use indexes, and answers either its page or the pass over every
+ * body still needed (see pass.ts); that pass may then run here or, split by seq, on several threads.
+ */
+export function planLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {}): { page: LogsPage } | { pass: PassRequest } {
     const order = totalOrder(q.sort);
     const where = buildWhere(q.filters);
     const params: Record<string, unknown> = { ...where.params };
@@ -71,28 +88,16 @@ export function runLogsQuery(db: Database, q: LogsQuery, tuning: { slice?: numbe
         return { top, shape, rows, total };
     })();
 
-    let { rows, total } = first;
+    const { rows, total } = first;
     if (!rows) {
-        const scanned = scanRows(db, first.shape, offset + limit, first.top, !cursorMode, tuning.slice);
-        rows = scanned.rows.slice(offset);
-        total ??= scanned.total;
+        const pass: PassRequest = { shape: first.shape, reach: offset + limit, top: first.top, withTotal: !cursorMode, cursorMode, limit: q.limit, offset };
+        return { pass: total === undefined ? pass : { ...pass, total } };
     }
     if (cursorMode) {
         const more = rows.length > q.limit;
         if (more) rows.length = q.limit;
         const last = rows[rows.length - 1];
-        return { items: rows.map(rowToSummary), next: more && last ? positionOf(last, order.length) : null };
+        return { page: { items: rows.map(rowToSummary), next: more && last ? positionOf(last, order.length) : null } };
     }
-    total ??= countRows(db, counted, first.top, true, tuning.slice);
-    return { items: rows.map(rowToSummary), total };
-}
-
-/** The cursor position of a row: its sort values (remoteIp bytes as hex) and id. */
-function positionOf(row: PageRow, keys: number): CursorPosition {
-    const values: (string | number | null)[] = [];
-    for (let i = 0; i < keys - 1; i++) {
-        const v = row[`k${i}`] ?? null;
-        values.push(Buffer.isBuffer(v) ? v.toString('hex').toUpperCase() : v);
-    }
-    return { values, id: row.id };
+    return { page: { items: rows.map(rowToSummary), total: total ?? countRows(db, counted, first.top, true, tuning.slice) } };
 }

@@ -13,7 +13,7 @@ import { prepared } from './statements.js';
  */
 export const SLICE = 50_000;
 /** Beyond this many rows to keep per slice, merging costs more than the pinned snapshot: one piece. */
-const MAX_SLICED_REACH = 20_000;
+export const MAX_SLICED_REACH = 20_000;
 
 /** Calls `visit(lo, hi)` for consecutive seq ranges (lo, hi] covering (from, to]. */
 function slices(from: number, to: number, size: number, visit: (lo: number, hi: number) => void): void {
@@ -21,16 +21,16 @@ function slices(from: number, to: number, size: number, visit: (lo: number, hi: 
 }
 
 /**
- * The first `reach` rows (in order) among events up to seq `top` whose body matches, and with
- * `withTotal` how many match: one sequential pass over the bodies table, slice by slice, merged.
+ * The first `reach` rows (in order) among events in seq range (from, top] whose body matches, and
+ * with `withTotal` how many match: one sequential pass over the bodies table, slice by slice, merged.
  */
-export function scanRows(db: Database, s: PageShape, reach: number, top: number, withTotal: boolean, slice = SLICE): { rows: PageRow[]; total?: number } {
+export function scanRows(db: Database, s: PageShape, reach: number, top: number, withTotal: boolean, slice = SLICE, from = 0): { rows: PageRow[]; total?: number } {
     const sql = `SELECT ${s.keyedColumns}${withTotal ? ', count(*) OVER () AS n_total' : ''} FROM bodies b CROSS JOIN events e ON e.seq = b.seq`
         + `${whereClause([...s.bodyConditions, ...s.eventConditions, 'b.seq > @lo', 'b.seq <= @hi'])} ORDER BY ${s.orderBy} LIMIT @reach`;
     const cmp = rowOrder(s.order);
     let rows: PageRow[] = [];
     let total = 0;
-    slices(0, top, reach > MAX_SLICED_REACH ? top : slice, (lo, hi) => {
+    slices(from, top, reach > MAX_SLICED_REACH ? top : slice, (lo, hi) => {
         const piece = prepared(db, sql).all({ ...s.params, lo, hi, reach }) as (PageRow & { n_total?: number })[];
         total += piece[0]?.n_total ?? 0;
         rows = mergeFirst(rows, piece, cmp, reach);
