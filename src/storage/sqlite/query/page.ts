@@ -32,7 +32,7 @@ export interface PageShape {
 export const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 // Body conditions read about 1 KB per row, so where to start matters 100x (see firstRows).
 const MIN_WINDOW = 5000;
-const WINDOW_SHARE = 0.05;
+const WINDOW_SHARE = 0.01;
 const WINDOW_FACTOR = 20;
 
 /**
