@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestService } from '../helpers/service.js';
-import { logs, SEEDS, sendSeeds, startQueryService } from './seed.js';
+import { SEEDS, logs, startSeededService } from './seed.js';
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -27,9 +27,7 @@ const BAD: [qs: string, parameter: string][] = [
 describe('GET /logs refuses bad input with a 400 that names the parameter', () => {
     let svc: TestService;
     before(async () => {
-        const started = await startQueryService();
-        svc = started.svc;
-        await sendSeeds(svc, started.clock, started.webhooks);
+        svc = await startSeededService();
     });
     after(() => svc.close());
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { SORT_FIELDS } from '../../src/storage/query-types.js';
 import type { TestService } from '../helpers/service.js';
 import { prng } from '../../bench/query-data.js';
-import { logs, sendSeeds, startQueryService } from './seed.js';
+import { logs, startSeededService } from './seed.js';
 
 const QUERIES = 3000;
 const PARALLEL = 8;
@@ -71,9 +71,7 @@ function generator(rand: () => number, cursors: string[]): () => string {
 describe('GET /logs fuzz: thousands of generated queries over real HTTP', () => {
     let svc: TestService;
     before(async () => {
-        const started = await startQueryService();
-        svc = started.svc;
-        await sendSeeds(svc, started.clock, started.webhooks);
+        svc = await startSeededService();
     });
     after(() => svc.close());
 

@@ -69,6 +69,13 @@ export async function sendSeeds(svc: TestService, clock: TestClock, webhooks: st
     for (const [i, seed] of SEEDS.entries()) await sendSeed(svc, clock, webhooks, seed, i);
 }
 
+/** A query service holding the seed events, sent over HTTP. */
+export async function startSeededService(): Promise<TestService> {
+    const started = await startQueryService();
+    await sendSeeds(started.svc, started.clock, started.webhooks);
+    return started.svc;
+}
+
 /** A stored event with only what the test cares about set; the rest is plausible filler. */
 export function storedEvent(over: Partial<NewEvent> & Pick<NewEvent, 'id' | 'webhookId'>): NewEvent {
     return {
