@@ -30,7 +30,7 @@ describe('payload size limits and offload', () => {
         assert.equal(item.size, 9 * 1024 * 1024);
     });
 
-    it('stops a chunked body at the limit while streaming', async () => {
+    it('stops a chunked body at the limit while streaming, and the sender reads its 413 (regression: reset before the answer)', async () => {
         const res = await rawRequest(`${svc.url}/webhook/${svc.webhookId}`, { chunks: chunksOf(20 * 1024 * 1024, 256 * 1024) });
         assert.equal(res.status, 413);
         const item = await findByRequestId(svc, res.headers['x-request-id']);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
 import type { BlobWriter } from '../../storage/blob-store.js';
 import type { ReceivedBody, Step } from '../context.js';
@@ -11,8 +11,45 @@ export class ClientAbortedError extends Error {
     }
 }
 
+/** How long a refused upload is read and discarded before its 413 goes out. */
+const LINGER_MS = 3_000;
+/** How long a refused upload may keep sending after its 413 before the connection is cut. */
+const DISCARD_GRACE_MS = 10_000;
+
 const tooLarge = (max: number, received: number): AppError =>
-    new AppError(413, `Payload exceeds the maximum of ${max} bytes`, { limit: max, received }, { Connection: 'close' });
+    new AppError(413, `Payload exceeds the maximum of ${max} bytes`, { limit: max, received });
+
+/**
+ * After a 413 the rest of the body is read and discarded (Node drains it to keep the connection),
+ * so the sender reads its answer instead of a reset. A sender still going after the grace period
+ * loses the connection.
+ */
+function discardRest(req: IncomingMessage, res: ServerResponse): void {
+    req.resume();
+    if (req.complete) return;
+    res.once('finish', () => {
+        if (req.complete) return;
+        const timer = setTimeout(() => req.socket.destroy(), DISCARD_GRACE_MS);
+        timer.unref();
+        req.once('end', () => clearTimeout(timer)).once('close', () => clearTimeout(timer));
+    });
+}
+
+/**
+ * Waits (discarding) until the refused body has fully arrived, or LINGER_MS: answering while the
+ * sender still writes lets a closing connection reset, and the sender would never see its 413.
+ */
+function linger(req: IncomingMessage): Promise<void> {
+    return new Promise((resolve) => {
+        if (req.complete || req.destroyed) return resolve();
+        const done = (): void => {
+            clearTimeout(timer);
+            resolve();
+        };
+        const timer = setTimeout(done, LINGER_MS);
+        req.once('end', done).once('close', done);
+    });
+}
 
 /**
  * Step 5: reads the body while counting it. Above `max` it stops at once with 413 (a declared
@@ -26,14 +63,22 @@ export function createReadBody(max: number, threshold: number): Step {
         if (declared > max) {
             ctx.meta.rejected = 'payload too large';
             ctx.body = { kind: 'empty', size: declared };
+            discardRest(ctx.req, ctx.res);
+            await linger(ctx.req);
             throw tooLarge(max, declared);
         }
         const blobKey = `payload-${ctx.logId}`;
         const openBlob = (): Promise<BlobWriter> => ctx.deps.blobs.create(blobKey, String(ctx.req.headers['content-type'] ?? ''));
-        ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob }, (size) => {
-            ctx.meta.rejected = 'payload too large';
-            ctx.body = { kind: 'empty', size };
-        });
+        try {
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob }, (size) => {
+                ctx.meta.rejected = 'payload too large';
+                ctx.body = { kind: 'empty', size };
+                discardRest(ctx.req, ctx.res);
+            });
+        } catch (error) {
+            if (ctx.meta.rejected) await linger(ctx.req);
+            throw error;
+        }
     };
 }
 
