@@ -2,7 +2,8 @@ import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
-import { finishPass, mergePasses, restoreBuffers, splitRange } from './query/pass.js';
+import { CountCache, epochKey } from './query/count-cache.js';
+import { finishPass, mergePasses, restoreBuffers, splitRange, type CountRequest } from './query/pass.js';
 import type { QueryReply, QueryRequest, QueryWorkerData } from './query-worker.js';
 
 interface Slot {
@@ -31,6 +32,8 @@ export class QueryPool {
     private readonly slots: Slot[] = [];
     private readonly waiting = new Map<number, { resolve: (r: QueryReply) => void; reject: (e: Error) => void; slot: Slot }>();
     private readonly data: QueryWorkerData;
+    /** Counts the pool split, kept up to date with appends as each worker's appendOnlyCount does. */
+    private readonly counts = new CountCache();
     private next = 1;
 
     constructor(file: string, size: number, options: QueryPoolOptions = {}) {
@@ -41,6 +44,7 @@ export class QueryPool {
     /** Runs one query; rejects with the AppError the worker raised, or a plain Error for a fault. */
     async run(query: LogsQuery): Promise<LogsPage> {
         const first = await this.send(this.byLoad()[0]!, { query, split: this.slots.length > 1 });
+        if (first.count) return { ...first.page!, total: await this.count(first.count) };
         if (!first.pass) return first.page!;
         const pass = first.pass;
         const slots = this.byLoad();
@@ -50,6 +54,24 @@ export class QueryPool {
             return r.part!;
         });
         return finishPass(pass, mergePasses(pass, parts));
+    }
+
+    /**
+     * The total a page left to the pool: the cached count plus the matches above its seq; those
+     * are counted by seq range on every worker when they span at least `splitFrom` events.
+     */
+    private async count(request: CountRequest): Promise<number> {
+        const key = epochKey(request.epoch, request.key);
+        const hit = this.counts.get(key, request.top);
+        const lo = hit?.seq ?? 0;
+        let count = hit?.count ?? 0;
+        if (lo < request.top) {
+            const slots = request.top - lo >= this.data.splitFrom ? this.byLoad() : this.byLoad().slice(0, 1);
+            const replies = await Promise.all(splitRange(request.top, slots.length, lo).map(([a, b], i) => this.send(slots[i]!, { counting: { count: request, lo: a, hi: b } })));
+            for (const r of replies) count += r.counted!;
+        }
+        this.counts.set(key, request.top, count);
+        return count;
     }
 
     /** Stops every worker. */

@@ -3,8 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { lowerThreadPriority } from '../../lib/thread-priority.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
-import { finishPass, restoreBuffers, type PassRequest, type PassResult } from './query/pass.js';
-import { MAX_SLICED_REACH, scanRows } from './query/scan.js';
+import { finishPass, restoreBuffers, type CountRequest, type PassRequest, type PassResult } from './query/pass.js';
+import { countRange, MAX_SLICED_REACH, scanRows } from './query/scan.js';
 import { planLogsQuery } from './query.js';
 import { prepareReader } from './schema.js';
 
@@ -19,11 +19,13 @@ export interface QueryWorkerData {
 
 /**
  * A message to a query worker: a query (with `split`, a pass over every body comes back as a
- * `pass` for the pool to split), or one seq range (lo, hi] of such a pass.
+ * `pass` for the pool to split, and a total that reads every row as a `count` next to its page),
+ * or one seq range (lo, hi] of such a pass or count.
  */
 export type QueryRequest =
     | { n: number; query: LogsQuery; split: boolean }
-    | { n: number; part: { pass: PassRequest; lo: number; hi: number } };
+    | { n: number; part: { pass: PassRequest; lo: number; hi: number } }
+    | { n: number; counting: { count: CountRequest; lo: number; hi: number } };
 
 /** A query worker's answer; `error` carries an AppError's status and message, never a stack. */
 export interface QueryReply {
@@ -31,6 +33,8 @@ export interface QueryReply {
     page?: LogsPage;
     pass?: PassRequest;
     part?: PassResult;
+    count?: CountRequest;
+    counted?: number;
     error?: { status: number; message: string; extra: Record<string, unknown> };
 }
 
@@ -48,6 +52,11 @@ function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
         restoreBuffers(pass.shape.params);
         return { part: scanRows(db, pass.shape, pass.reach, hi, pass.withTotal, config.slice, lo) };
     }
+    if ('counting' in request) {
+        const { count, lo, hi } = request.counting;
+        restoreBuffers(count.shape.params);
+        return { counted: countRange(db, count.shape, lo, hi, true, config.slice) };
+    }
     const { query } = request;
     // Buffers lose their prototype in transit; restore them for the IP filter.
     for (const f of query.filters) {
@@ -56,7 +65,7 @@ function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
             f.hi = Buffer.from(f.hi);
         }
     }
-    const planned = planLogsQuery(db, query, config);
+    const planned = planLogsQuery(db, query, request.split ? { ...config, deferCountFrom: config.splitFrom } : config);
     if ('page' in planned) return planned;
     const { pass } = planned;
     // Only passes whose pieces merge cheaply are split; the pool merges them on its thread.

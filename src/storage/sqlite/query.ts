@@ -3,18 +3,23 @@ import type { LogsPage, LogsQuery } from '../query-types.js';
 import { totalOrder } from '../sort-order.js';
 import { keysetCondition, orderByClause, sortKeyColumns, windowColumns, windowOrderBy } from './query/order.js';
 import { firstRows, type PageShape } from './query/page.js';
-import { finishPass, positionOf, type PassRequest } from './query/pass.js';
+import { eventsEpoch } from './query/count-cache.js';
+import { finishPass, positionOf, type CountRequest, type PassRequest } from './query/pass.js';
 import { choosePlan, ORDERED_BY_INDEX } from './query/plan.js';
-import { countRows, scanRows } from './query/scan.js';
+import { countKey, countRows, scanRows } from './query/scan.js';
 import { prepared } from './query/statements.js';
 import { buildWhere, indexedColumn } from './query/where.js';
 import { rowToSummary, SUMMARY_COLUMNS } from './rows.js';
 
 const SELECT_SUMMARY = SUMMARY_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
 
-/** Knobs for tests and the pool: `slice` sizes scan slices. */
+/**
+ * Knobs for tests and the pool: `slice` sizes scan slices; with `deferCountFrom`, a total that
+ * reads every row among at least that many events is left to the caller as a CountRequest.
+ */
 export interface QueryTuning {
     slice?: number;
+    deferCountFrom?: number;
 }
 
 /**
@@ -35,7 +40,7 @@ export function runLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {
  * Runs the parts of a query that use indexes, and answers either its page or the pass over every
  * body still needed (see pass.ts); that pass may then run here or, split by seq, on several threads.
  */
-export function planLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {}): { page: LogsPage } | { pass: PassRequest } {
+export function planLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {}): { page: LogsPage; count?: CountRequest } | { pass: PassRequest } {
     const order = totalOrder(q.sort);
     const where = buildWhere(q.filters);
     const params: Record<string, unknown> = { ...where.params };
@@ -99,5 +104,9 @@ export function planLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = 
         const last = rows[rows.length - 1];
         return { page: { items: rows.map(rowToSummary), next: more && last ? positionOf(last, order.length) : null } };
     }
-    return { page: { items: rows.map(rowToSummary), total: total ?? countRows(db, counted, first.top, true, tuning.slice) } };
+    const items = rows.map(rowToSummary);
+    if (total === undefined && tuning.deferCountFrom !== undefined && first.top >= tuning.deferCountFrom) {
+        return { page: { items }, count: { shape: counted, top: first.top, key: countKey(counted), epoch: eventsEpoch(db) } };
+    }
+    return { page: { items, total: total ?? countRows(db, counted, first.top, true, tuning.slice) } };
 }

@@ -8,7 +8,39 @@ interface Counted {
 }
 
 const MAX_ENTRIES = 64;
-const caches = new WeakMap<Database, Map<string, Counted>>();
+
+/**
+ * Counts of filters up to some seq, the most recently used `MAX_ENTRIES` of them. Keys carry the
+ * events epoch (see appendOnlyCount). The query pool keeps one on its thread for the counts it splits.
+ */
+export class CountCache {
+    private readonly entries = new Map<string, Counted>();
+
+    /** The count cached under `key` if it covers at most seq `top` (a later one is no use). */
+    get(key: string, top: number): Counted | undefined {
+        const hit = this.entries.get(key);
+        return hit && hit.seq <= top ? hit : undefined;
+    }
+
+    /** Caches `count` as the count up to seq `seq`, as the most recently used entry. */
+    set(key: string, seq: number, count: number): void {
+        this.entries.delete(key);
+        this.entries.set(key, { seq, count });
+        if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    }
+}
+
+const caches = new WeakMap<Database, CountCache>();
+
+/** The events epoch: bumped by whatever someday deletes events, so that cached counts lapse. */
+export function eventsEpoch(db: Database): string {
+    return (prepared(db, `SELECT value FROM meta WHERE key = 'events_epoch'`).pluck().get() as string | undefined) ?? '0';
+}
+
+/** The cache key of a count: the filter's key under the current epoch. */
+export function epochKey(epoch: string, key: string): string {
+    return `${epoch}\u0000${key}`;
+}
 
 /**
  * A count that follows appends instead of rescanning: events are append-only (nothing deletes or
@@ -18,14 +50,11 @@ const caches = new WeakMap<Database, Map<string, Counted>>();
  * 'events_epoch', which is part of the key. `countAbove(lo)` counts matches in (lo, top].
  */
 export function appendOnlyCount(db: Database, key: string, top: number, countAbove: (lo: number) => number): number {
-    const epoch = (prepared(db, `SELECT value FROM meta WHERE key = 'events_epoch'`).pluck().get() as string | undefined) ?? '0';
     let cache = caches.get(db);
-    if (!cache) caches.set(db, (cache = new Map()));
-    const fullKey = `${epoch}\u0000${key}`;
-    const hit = cache.get(fullKey);
-    cache.delete(fullKey);
-    const count = hit && hit.seq <= top ? hit.count + (hit.seq === top ? 0 : countAbove(hit.seq)) : countAbove(0);
-    cache.set(fullKey, { seq: top, count });
-    if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    if (!cache) caches.set(db, (cache = new CountCache()));
+    const fullKey = epochKey(eventsEpoch(db), key);
+    const hit = cache.get(fullKey, top);
+    const count = hit ? hit.count + (hit.seq === top ? 0 : countAbove(hit.seq)) : countAbove(0);
+    cache.set(fullKey, top, count);
     return count;
 }

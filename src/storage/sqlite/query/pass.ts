@@ -2,6 +2,7 @@ import type { CursorPosition, LogsPage } from '../../query-types.js';
 import { rowToSummary } from '../rows.js';
 import { mergeFirst, rowOrder } from './merge.js';
 import type { PageRow, PageShape } from './page.js';
+import type { CountShape } from './scan.js';
 
 /**
  * A pass over every body that a query still needs, with what it takes to finish the page: the
@@ -26,10 +27,22 @@ export interface PassResult {
     total?: number;
 }
 
-/** Splits (0, top] into at most `parts` consecutive seq ranges [lo, hi] meaning (lo, hi]; none empty when top > 0. */
-export function splitRange(top: number, parts: number): [number, number][] {
-    const n = Math.max(1, Math.min(parts, top));
-    const bounds = Array.from({ length: n + 1 }, (_, i) => Math.round((top * i) / n));
+/**
+ * A total a page still needs: the matches of `shape` among events up to seq `top` (a count that
+ * reads every row), for the pool to count by seq range on several workers. `key` and `epoch` key
+ * its append-only cache (see count-cache.ts). Plain data, like a PassRequest.
+ */
+export interface CountRequest {
+    shape: CountShape;
+    top: number;
+    key: string;
+    epoch: string;
+}
+
+/** Splits (from, top] into at most `parts` consecutive seq ranges [lo, hi] meaning (lo, hi]; none empty when top > from. */
+export function splitRange(top: number, parts: number, from = 0): [number, number][] {
+    const n = Math.max(1, Math.min(parts, top - from));
+    const bounds = Array.from({ length: n + 1 }, (_, i) => from + Math.round(((top - from) * i) / n));
     return bounds.slice(1).map((hi, i) => [bounds[i]!, hi]);
 }
 

@@ -38,11 +38,10 @@ export function scanRows(db: Database, s: PageShape, reach: number, top: number,
     return withTotal ? { rows, total } : { rows };
 }
 
-/**
- * How many events up to seq `top` match; kept up to date by appendOnlyCount. `sliced` for counts
- * that read every row (body conditions, or no indexed filter): those go slice by slice.
- */
-export function countRows(db: Database, s: Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>, top: number, sliced: boolean, slice = SLICE): number {
+/** What a count filters on: the conditions of a page shape and their parameters. */
+export type CountShape = Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>;
+
+function countSql(s: CountShape): { whole: string; ranged: string } {
     const onlyBody = s.eventConditions.length === 0 && s.bodyConditions.length > 0;
     const conditions = [...s.bodyConditions, ...s.eventConditions];
     const from = (events: string): string => (s.bodyConditions.length === 0 ? events : onlyBody ? 'bodies b' : `${events} JOIN bodies b ON b.seq = e.seq`);
@@ -50,12 +49,31 @@ export function countRows(db: Database, s: Pick<PageShape, 'eventConditions' | '
     // A seq range: walk the rowids (NOT INDEXED keeps a filter index from being preferred).
     const range = (onlyBody ? ['b'] : s.bodyConditions.length ? ['e', 'b'] : ['e']).flatMap((t) => [`${t}.seq > @lo`, `${t}.seq <= @hi`]);
     const ranged = `SELECT count(*) FROM ${from('events e NOT INDEXED')}${whereClause([...conditions, ...range])}`;
-    const count = (lo: number, hi: number): number => prepared(db, ranged).pluck().get({ ...s.params, lo, hi }) as number;
-    return appendOnlyCount(db, `${whole}\u0000${JSON.stringify(s.params)}`, top, (lo) => {
-        if (lo > 0 && top - lo <= slice) return count(lo, top);
-        if (!sliced) return lo === 0 ? (prepared(db, whole).pluck().get(s.params) as number) : count(lo, top);
-        let n = 0;
-        slices(lo, top, slice, (a, b) => (n += count(a, b)));
-        return n;
-    });
+    return { whole, ranged };
+}
+
+/** The key under which appendOnlyCount (or the query pool) caches a count. */
+export function countKey(s: CountShape): string {
+    return `${countSql(s).whole}\u0000${JSON.stringify(s.params)}`;
+}
+
+/**
+ * How many events in seq range (lo, hi] match. `sliced` for counts that read every row (body
+ * conditions, or no indexed filter): those go slice by slice.
+ */
+export function countRange(db: Database, s: CountShape, lo: number, hi: number, sliced: boolean, slice = SLICE): number {
+    const { whole, ranged } = countSql(s);
+    const count = (a: number, b: number): number => prepared(db, ranged).pluck().get({ ...s.params, lo: a, hi: b }) as number;
+    if (lo > 0 && hi - lo <= slice) return count(lo, hi);
+    if (!sliced) return lo === 0 ? (prepared(db, whole).pluck().get(s.params) as number) : count(lo, hi);
+    let n = 0;
+    slices(lo, hi, slice, (a, b) => (n += count(a, b)));
+    return n;
+}
+
+/**
+ * How many events up to seq `top` match; kept up to date by appendOnlyCount. `sliced` as for countRange.
+ */
+export function countRows(db: Database, s: CountShape, top: number, sliced: boolean, slice = SLICE): number {
+    return appendOnlyCount(db, countKey(s), top, (lo) => countRange(db, s, lo, top, sliced, slice));
 }
