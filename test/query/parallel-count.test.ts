@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import type { LogsQuery } from '../../src/storage/query-types.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
-import { QueryPool } from '../../src/storage/sqlite/query-pool.js';
 import { planLogsQuery, runLogsQuery } from '../../src/storage/sqlite/query.js';
-import { prepareReader } from '../../src/storage/sqlite/schema.js';
 import type { NewEvent } from '../../src/storage/types.js';
+import { openPoolFixture, type PoolFixture } from './pools.js';
 import { storedEvent, T0 } from './seed.js';
 
 // More than the 5,000-event window; a quarter of the bodies hold the term, so pages come from the
@@ -32,36 +26,21 @@ function events(from: number, to: number): NewEvent[] {
 
 // Offset-mode totals counted by seq range on two workers against one worker and the in-thread path.
 describe('offset totals counted over the query workers', () => {
-    let dir: string;
-    let store: SqliteEventStore;
-    let db: Database.Database;
-    let split: QueryPool;
-    let single: QueryPool;
+    let fx: PoolFixture;
+    let db: PoolFixture['db'];
+    let split: PoolFixture['split'];
     before(async () => {
-        dir = await mkdtemp(join(tmpdir(), 'whd-parallel-count-'));
-        const file = join(dir, 'events.sqlite');
-        store = await SqliteEventStore.open({ file, queryWorkers: 0 });
-        await store.importEvents(events(0, EVENTS));
-        db = new Database(file, { readonly: true });
-        prepareReader(db);
         // Counts over 1,000 events or more are split, in slices of 97 inside each part.
-        split = new QueryPool(file, 2, { splitFrom: 1000, slice: 97 });
-        single = new QueryPool(file, 1);
+        fx = await openPoolFixture('whd-parallel-count-', events(0, EVENTS), { splitFrom: 1000, slice: 97 });
+        ({ db, split } = fx);
     });
-    after(async () => {
-        db.close();
-        await Promise.all([split.close(), single.close(), store.close()]);
-        await rm(dir, { recursive: true, force: true });
-    });
+    after(() => fx.close());
 
     const QUERIES = ['body=hot&limit=100', 'body[kind]=hot&limit=100', 'body=hot&offset=200&limit=50', 'body[kind]=hot&method=POST&limit=10',
         'body=hot&remoteIp=10.0.0.0/8&limit=20', 'body=HOT&sort=size:asc&limit=100'];
 
     const same = async (q: LogsQuery, label: string): Promise<number> => {
-        const inThread = runLogsQuery(db, q);
-        const [a, b] = await Promise.all([split.run(q), single.run(q)]);
-        assert.deepEqual(a, inThread, `${label}: split pool vs in-thread`);
-        assert.deepEqual(b, inThread, `${label}: pool of one vs in-thread`);
+        const a = await fx.same(q, label);
         assert.equal(typeof a.total, 'number', label);
         return a.total!;
     };
@@ -81,7 +60,7 @@ describe('offset totals counted over the query workers', () => {
         // then after many (split again).
         assert.equal(await same(q, 'cached'), EVENTS / 4);
         for (const [from, to] of [[EVENTS, EVENTS + 40], [EVENTS + 40, EVENTS + 3000]] as const) {
-            await store.importEvents(events(from, to));
+            await fx.store.importEvents(events(from, to));
             for (const qs of QUERIES) await same(parseLogsQuery(new URLSearchParams(qs)), `${qs} up to ${to}`);
             assert.equal(await same(q, `up to ${to}`), Array.from({ length: to }, (_, i) => i).filter(hot).length);
         }

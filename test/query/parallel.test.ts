@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import type { LogsPage, LogsQuery } from '../../src/storage/query-types.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
-import { QueryPool } from '../../src/storage/sqlite/query-pool.js';
 import { planLogsQuery, runLogsQuery } from '../../src/storage/sqlite/query.js';
 import { splitRange } from '../../src/storage/sqlite/query/pass.js';
-import { prepareReader } from '../../src/storage/sqlite/schema.js';
 import type { NewEvent } from '../../src/storage/types.js';
+import { openPoolFixture, type PoolFixture } from './pools.js';
 import { storedEvent, T0 } from './seed.js';
 
 const AGENTS = ['zeta', 'Alpha', 'alpha', 'émile', '😀 bot', '\uFFFD', 'a'];
@@ -22,15 +16,10 @@ const rare = (i: number): boolean => i % 89 === 5;
 
 // Passes over every body split over two workers against the same pass on one thread.
 describe('full passes split over the query workers', () => {
-    let dir: string;
-    let store: SqliteEventStore;
-    let db: Database.Database;
-    let split: QueryPool;
-    let single: QueryPool;
+    let fx: PoolFixture;
+    let db: PoolFixture['db'];
+    let split: PoolFixture['split'];
     before(async () => {
-        dir = await mkdtemp(join(tmpdir(), 'whd-parallel-'));
-        const file = join(dir, 'events.sqlite');
-        store = await SqliteEventStore.open({ file, queryWorkers: 0 });
         const events: NewEvent[] = [];
         for (let i = 0; i < EVENTS; i++) {
             const e = storedEvent({
@@ -41,27 +30,16 @@ describe('full passes split over the query workers', () => {
             if (i % 4 === 1) e.signatureProvider = i % 8 === 1 ? 'stripe' : 'github';
             events.push(e);
         }
-        await store.importEvents(events);
-        db = new Database(file, { readonly: true });
-        prepareReader(db);
         // Every pass is split (from one event up), in slices of 97 inside each part.
-        split = new QueryPool(file, 2, { splitFrom: 1, slice: 97 });
-        single = new QueryPool(file, 1);
+        fx = await openPoolFixture('whd-parallel-', events, { splitFrom: 1, slice: 97 });
+        ({ db, split } = fx);
     });
-    after(async () => {
-        db.close();
-        await Promise.all([split.close(), single.close(), store.close()]);
-        await rm(dir, { recursive: true, force: true });
-    });
+    after(() => fx.close());
 
     let passes = 0;
     const same = async (q: LogsQuery, label: string): Promise<LogsPage> => {
         if ('pass' in planLogsQuery(db, q)) passes++;
-        const inThread = runLogsQuery(db, q);
-        const [a, b] = await Promise.all([split.run(q), single.run(q)]);
-        assert.deepEqual(a, inThread, `${label}: split pool vs in-thread`);
-        assert.deepEqual(b, inThread, `${label}: pool of one vs in-thread`);
-        return a;
+        return fx.same(q, label);
     };
 
     it('splits seq ranges into adjacent, non-empty parts', () => {
