@@ -8,7 +8,7 @@ import type { LogEntry, NewEvent, StoredBody } from '../types.js';
 import { QueryPool } from './query-pool.js';
 import { rowToEntry, type BodyRow, type EventRow } from './rows.js';
 import { prepareReader } from './schema.js';
-import { WorkerWriter, type EventWriter } from './writer.js';
+import { WorkerWriter } from './writer.js';
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
@@ -23,12 +23,12 @@ export interface SqliteStoreOptions {
  * connection here for point lookups, and a pool of query workers for GET /logs.
  */
 export class SqliteEventStore implements EventStore {
-    private readonly writer: EventWriter;
+    private readonly writer: WorkerWriter;
     private readonly reader: Database.Database;
     private readonly pool: QueryPool | undefined;
     private readonly statements;
 
-    private constructor(private readonly file: string, writer: EventWriter, queryWorkers: number) {
+    private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number) {
         this.writer = writer;
         this.reader = new Database(file, { readonly: true, fileMustExist: true });
         prepareReader(this.reader, 8000);
@@ -50,7 +50,7 @@ export class SqliteEventStore implements EventStore {
     /** Opens (creating if needed) the store. The writer prepares the schema before readers attach. */
     static async open(options: SqliteStoreOptions): Promise<SqliteEventStore> {
         mkdirSync(dirname(options.file), { recursive: true });
-        const writer: EventWriter = new WorkerWriter(options.file);
+        const writer = new WorkerWriter(options.file);
         await writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() });
         return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2);
     }

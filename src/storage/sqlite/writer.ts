@@ -17,25 +17,14 @@ function compactBody(event: NewEvent): NewEvent {
 const PIPELINE_GROUP = 8;
 
 type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void };
-export type WithoutBatch<T> = T extends unknown ? Omit<T, 'batch'> : never;
-
-/** The single writer of the database, wherever it runs. */
-export interface EventWriter {
-    /** False once the writer has failed or closed. */
-    readonly healthy: boolean;
-    /** Durably stores one event; rejects if the commit fails. */
-    append(event: NewEvent): Promise<void>;
-    /** Any other write request; resolves with its reply. */
-    request(req: WithoutBatch<WriterRequest>): Promise<WriterReply>;
-    /** Commits what is queued and closes. */
-    close(): Promise<void>;
-}
+type WithoutBatch<T> = T extends unknown ? Omit<T, 'batch'> : never;
 
 /**
- * Main-thread side of the writer worker. Appends made in the same tick travel in one message;
- * each promise settles once its rows are committed and fsynced.
+ * Main-thread side of the single writer, which runs in a worker thread. Appends travel in groups
+ * (at most PIPELINE_GROUP, or whatever one event-loop turn made); each promise settles once its
+ * rows are committed and fsynced.
  */
-export class WorkerWriter implements EventWriter {
+export class WorkerWriter {
     private readonly worker: Worker;
     private readonly waiting = new Map<number, Pending>();
     private nextBatch = 1;
