@@ -29,5 +29,5 @@ export function sendError(res: ServerResponse, error: unknown, requestId: string
         return;
     }
     const { status, body, headers } = errorBody(error, requestId);
-    sendJson(res, status, body, headers);
+    sendJson(res, status, body, { ...headers, 'X-Request-Id': requestId });
 }

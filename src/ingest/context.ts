@@ -58,8 +58,8 @@ export interface IngestContext {
     /** Set once the body is being read: from then on, the request is stored whatever happens. */
     capturing: boolean;
     body: ReceivedBody;
-    /** The parsed JSON body, when it was JSON and parsing is on. */
-    json?: unknown;
+    /** The parsed JSON body once `jsonBody` has built it. */
+    json?: { value: unknown };
     response: PreparedResponse;
     /** Headers every answer to this request carries, whatever it is (rate-limit figures). */
     extraHeaders: Record<string, string>;
@@ -70,3 +70,10 @@ export interface IngestContext {
 
 /** One step of the ingest pipeline: it adds to the context or throws an AppError. */
 export type Step = (ctx: IngestContext) => void | Promise<void>;
+
+/** The body as a JSON value when its kind is json (built on first use), else undefined. */
+export function jsonBody(ctx: IngestContext): unknown {
+    if (ctx.body.kind !== 'json' || !ctx.body.raw) return undefined;
+    ctx.json ??= { value: JSON.parse(ctx.body.raw.toString('utf8')) as unknown };
+    return ctx.json.value;
+}

@@ -1,5 +1,5 @@
 import type { NewEvent } from '../storage/types.js';
-import type { IngestContext } from './context.js';
+import { jsonBody, type IngestContext } from './context.js';
 
 const REDACTED = '[REDACTED]';
 const MASKED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key']);
@@ -7,7 +7,8 @@ const MASKED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 /** Request headers as stored: credential values replaced when masking is on. */
 export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(headers)) {
+    for (const name in headers) {
+        const value = headers[name];
         if (value === undefined) continue;
         out[name] = mask && MASKED_HEADERS.has(name) ? REDACTED : value;
     }
@@ -57,9 +58,9 @@ export function redactPaths(value: unknown, paths: readonly string[]): boolean {
 export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent {
     const { input } = ctx.deps.config;
     const maskKey = input.authKey !== undefined;
-    if (input.redactBodyPaths.length > 0 && ctx.body.kind === 'json' && redactPaths(ctx.json, input.redactBodyPaths)) {
+    if (input.redactBodyPaths.length > 0 && ctx.body.kind === 'json' && redactPaths(jsonBody(ctx), input.redactBodyPaths)) {
         // The redacted form is all that is kept: the secret never reaches storage.
-        ctx.body.raw = Buffer.from(JSON.stringify(ctx.json));
+        ctx.body.raw = Buffer.from(JSON.stringify(jsonBody(ctx)));
         ctx.body.size = ctx.body.raw.length;
         ctx.meta.redacted = true;
     }

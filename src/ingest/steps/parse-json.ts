@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { isJsonText } from '../../lib/json-text.js';
 import type { Step } from '../context.js';
 
 const looksLikeJson = (raw: Buffer): boolean => {
@@ -12,8 +13,9 @@ const looksLikeJson = (raw: Buffer): boolean => {
 
 /**
  * Step 6: decides how the body is kept. Bytes that are not UTF-8 (or hold NUL) are binary;
- * text that parses as JSON becomes structured when `enableJSONParsing` is on. Malformed JSON
- * stays text, with the parse error recorded on the event.
+ * text that is JSON becomes structured when `enableJSONParsing` is on. Malformed JSON stays
+ * text, with the parse error recorded on the event. The value itself is built only when a later
+ * step asks for it (`jsonBody`).
  */
 export function createParseJson(enabled: boolean): Step {
     return (ctx) => {
@@ -25,11 +27,15 @@ export function createParseJson(enabled: boolean): Step {
         }
         const declaredJson = /\bjson\b/i.test(String(ctx.req.headers['content-type'] ?? ''));
         if (!enabled || !(declaredJson || looksLikeJson(raw))) return;
-        try {
-            ctx.json = JSON.parse(raw.toString('utf8')) as unknown;
+        if (isJsonText(raw)) {
             ctx.body.kind = 'json';
+            return;
+        }
+        if (!declaredJson) return;
+        try {
+            JSON.parse(raw.toString('utf8'));
         } catch (error) {
-            if (declaredJson) ctx.meta.jsonParseError = (error as Error).message;
+            ctx.meta.jsonParseError = (error as Error).message;
         }
     };
 }

@@ -100,7 +100,7 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob }: Re
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
             if (done) return;
             done = true;
-            req.off('data', onData).off('end', onEnd).off('error', onAbort).off('aborted', onAbort).off('close', onClose);
+            req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onClose);
             if (error) {
                 if (writer) void writing.then(() => writer!.then((w) => w.abort())).catch(() => undefined);
                 reject(error);
@@ -151,6 +151,7 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob }: Re
         function onClose(): void {
             if (!req.complete) onAbort();
         }
-        req.on('data', onData).on('end', onEnd).on('error', onAbort).on('aborted', onAbort).on('close', onClose);
+        // An abort shows as 'close' before the body completed (and as 'error' when one is emitted).
+        req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onClose);
     });
 }

@@ -1,13 +1,13 @@
 import { Ajv } from 'ajv';
 import { AppError } from '../../errors.js';
-import type { Step } from '../context.js';
+import { jsonBody, type Step } from '../context.js';
 
 /** Step 7: with `jsonSchema` set, the payload must be JSON that satisfies it; else 400 with details. */
 export function createValidateSchema(schema: Record<string, unknown> | undefined): Step {
     if (!schema) return () => undefined;
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
     return (ctx) => {
-        let value = ctx.json;
+        let value = jsonBody(ctx);
         if (value === undefined && ctx.body.raw && ctx.body.kind === 'text') {
             try {
                 value = JSON.parse(ctx.body.raw.toString('utf8')) as unknown;

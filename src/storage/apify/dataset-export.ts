@@ -8,7 +8,7 @@ import type { DatasetSink } from './dataset-sink.js';
 export const EXPORT_BATCH = 500;
 /** While senders are active: smaller batches with pauses, so export never stalls capture for long. */
 const BUSY_BATCH = 100;
-const BUSY_PAUSE_MS = 250;
+const BUSY_PAUSE_MS = 1000;
 
 /**
  * Follows the outbox into the actor's dataset: reads committed events in order, pushes them,

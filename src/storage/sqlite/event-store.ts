@@ -6,7 +6,7 @@ import type { EventStore, OutboxItem, StoreStats } from '../event-store.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { LogEntry, NewEvent, StoredBody } from '../types.js';
 import { QueryPool } from './query-pool.js';
-import { rowToEntry, type BodyRow, type EventRow } from './rows.js';
+import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
 import { prepareReader } from './schema.js';
 import { WorkerWriter } from './writer.js';
 
@@ -60,7 +60,7 @@ export class SqliteEventStore implements EventStore {
     }
 
     async importEvents(events: NewEvent[]): Promise<number> {
-        const reply = await this.writer.request({ op: 'import', events });
+        const reply = await this.writer.request({ op: 'import', records: events.map(encodeEvent) });
         return reply.inserted ?? 0;
     }
 

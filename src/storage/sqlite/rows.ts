@@ -38,49 +38,100 @@ export interface BodyRow {
 export const SUMMARY_COLUMNS =
     'id, webhook_id, ts, method, status_code, size, processing_time, request_id, request_url, content_type, signature_valid, signature_provider';
 
-/** Named parameters for the events INSERT. */
-export function eventParams(e: NewEvent): Record<string, unknown> {
-    return {
-        id: e.id,
-        webhook_id: e.webhookId,
-        ts: e.timestamp,
-        method: e.method,
-        status_code: e.statusCode,
-        size: e.size,
-        processing_time: e.processingTime,
-        request_id: e.requestId,
-        request_url: e.requestUrl,
-        content_type: e.contentType,
-        remote_ip: e.remoteIp,
-        ip_bin: ipToBytes(e.remoteIp),
-        user_agent: e.userAgent,
-        headers: JSON.stringify(e.headers),
-        query: JSON.stringify(e.query),
-        response_headers: JSON.stringify(e.responseHeaders),
-        response_body: JSON.stringify(e.responseBody ?? null),
-        signature_valid: e.signatureValid === undefined ? null : e.signatureValid ? 1 : 0,
-        signature_provider: e.signatureProvider ?? null,
-        signature_error: e.signatureError ?? null,
-        body_kind: e.bodyKind,
-        blob_key: e.blobKey ?? null,
-        meta: e.meta ? JSON.stringify(e.meta) : null,
-    };
+/**
+ * One event as it travels to the writer thread: the `events` columns in INSERT_EVENT order (the
+ * writer adds `ip_bin`), then the body bytes. JSON columns are serialized here, so the message
+ * between threads carries flat strings rather than object graphs, which are costly to clone and
+ * would be stringified by the writer anyway.
+ */
+export type EventRecord = [
+    id: string,
+    webhookId: string,
+    ts: number,
+    method: string,
+    statusCode: number,
+    size: number,
+    processingTime: number,
+    requestId: string,
+    requestUrl: string,
+    contentType: string,
+    remoteIp: string,
+    userAgent: string,
+    headers: string,
+    query: string,
+    responseHeaders: string,
+    responseBody: string,
+    signatureValid: number | null,
+    signatureProvider: string | null,
+    signatureError: string | null,
+    bodyKind: BodyKind,
+    blobKey: string | null,
+    meta: string | null,
+    body: Uint8Array | null,
+];
+
+/** Index of the remote IP and of the body in an EventRecord. */
+const REMOTE_IP = 10;
+const BODY_KIND = 19;
+const BODY = 22;
+
+/**
+ * Encodes an event for the writer. A body that is a view into a larger buffer (a socket read
+ * buffer or a pool slab) gets its own exact-size copy: posting a view clones its whole buffer.
+ */
+export function encodeEvent(e: NewEvent): EventRecord {
+    let body: Uint8Array | null = null;
+    if (e.bodyRaw && e.bodyKind !== 'empty' && e.bodyKind !== 'offloaded') {
+        const raw = e.bodyRaw;
+        body = raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength ? raw : new Uint8Array(raw);
+    }
+    return [
+        e.id,
+        e.webhookId,
+        e.timestamp,
+        e.method,
+        e.statusCode,
+        e.size,
+        e.processingTime,
+        e.requestId,
+        e.requestUrl,
+        e.contentType,
+        e.remoteIp,
+        e.userAgent,
+        JSON.stringify(e.headers),
+        JSON.stringify(e.query),
+        JSON.stringify(e.responseHeaders),
+        JSON.stringify(e.responseBody ?? null),
+        e.signatureValid === undefined ? null : e.signatureValid ? 1 : 0,
+        e.signatureProvider ?? null,
+        e.signatureError ?? null,
+        e.bodyKind,
+        e.blobKey ?? null,
+        e.meta ? JSON.stringify(e.meta) : null,
+        body,
+    ];
 }
 
-/** The INSERT statement matching eventParams. */
+/** The INSERT statement for an EventRecord: its columns in order, then ip_bin. */
 export const INSERT_EVENT = `INSERT INTO events (id, webhook_id, ts, method, status_code, size, processing_time, request_id,
-    request_url, content_type, remote_ip, ip_bin, user_agent, headers, query, response_headers, response_body,
-    signature_valid, signature_provider, signature_error, body_kind, blob_key, meta)
-    VALUES (@id, @webhook_id, @ts, @method, @status_code, @size, @processing_time, @request_id, @request_url,
-    @content_type, @remote_ip, @ip_bin, @user_agent, @headers, @query, @response_headers, @response_body,
-    @signature_valid, @signature_provider, @signature_error, @body_kind, @blob_key, @meta)`;
+    request_url, content_type, remote_ip, user_agent, headers, query, response_headers, response_body,
+    signature_valid, signature_provider, signature_error, body_kind, blob_key, meta, ip_bin)
+    VALUES (${Array.from({ length: 23 }, () => '?').join(', ')})`;
 
-/** How the body goes into `bodies`: text when it is valid UTF-8, raw bytes otherwise. */
-export function bodyParams(e: NewEvent): { text: string | null; raw: Buffer | null } | null {
-    if (!e.bodyRaw || e.bodyKind === 'empty' || e.bodyKind === 'offloaded') return null;
-    const bytes = Buffer.from(e.bodyRaw.buffer, e.bodyRaw.byteOffset, e.bodyRaw.byteLength);
-    if (e.bodyKind === 'binary') return { text: null, raw: bytes };
-    return { text: bytes.toString('utf8'), raw: null };
+/** The id of an encoded event. */
+export const recordId = (r: EventRecord): string => r[0];
+
+/**
+ * Splits an EventRecord (in place, on the writer) into the INSERT_EVENT parameters and the
+ * `bodies` row: text when the kind is textual, raw bytes when binary, none when empty or offloaded.
+ */
+export function recordParams(r: EventRecord): { params: unknown[]; body: { text: string | null; raw: Buffer | null } | null } {
+    const bytes = r[BODY];
+    const params: unknown[] = r;
+    params[BODY] = ipToBytes(r[REMOTE_IP]);
+    if (!bytes) return { params, body: null };
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { params, body: r[BODY_KIND] === 'binary' ? { text: null, raw: buf } : { text: buf.toString('utf8'), raw: null } };
 }
 
 const bool = (v: number | null): boolean | null => (v === null ? null : v === 1);

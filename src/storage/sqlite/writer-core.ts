@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
-import type { NewEvent } from '../types.js';
-import { bodyParams, eventParams, INSERT_EVENT } from './rows.js';
+import { INSERT_EVENT, recordId, recordParams, type EventRecord } from './rows.js';
 import { prepareWriter, SINK_POSITION_KEY } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
@@ -23,22 +22,22 @@ export function openWriterCore(file: string): WriterCore {
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
 
-    const insert = (e: NewEvent, exported: boolean): void => {
-        const seq = Number(insertEvent.run(eventParams(e)).lastInsertRowid);
-        const body = bodyParams(e);
+    const insert = (record: EventRecord, exported: boolean): void => {
+        const { params, body } = recordParams(record);
+        const seq = Number(insertEvent.run(params).lastInsertRowid);
         if (body) insertBody.run(seq, body.text, body.raw);
         if (!exported) insertOutbox.run(seq);
     };
     const apply = (req: WriterRequest): WriterReply => {
         switch (req.op) {
             case 'append':
-                for (const e of req.events) insert(e, false);
-                return { batch: req.batch, inserted: req.events.length };
+                for (const r of req.records) insert(r, false);
+                return { batch: req.batch, inserted: req.records.length };
             case 'import': {
                 let inserted = 0;
-                for (const e of req.events) {
-                    if (hasId.get(e.id)) continue;
-                    insert(e, true);
+                for (const r of req.records) {
+                    if (hasId.get(recordId(r))) continue;
+                    insert(r, true);
                     inserted++;
                 }
                 return { batch: req.batch, inserted };

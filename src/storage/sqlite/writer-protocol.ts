@@ -1,10 +1,10 @@
-import type { NewEvent } from '../types.js';
+import type { EventRecord } from './rows.js';
 
 /** Messages from the main thread to the writer worker. */
 export type WriterRequest =
-    | { op: 'append'; batch: number; events: NewEvent[] }
+    | { op: 'append'; batch: number; records: EventRecord[] }
     /** Events restored from the dataset: inserted if absent, never queued for export again. */
-    | { op: 'import'; batch: number; events: NewEvent[] }
+    | { op: 'import'; batch: number; records: EventRecord[] }
     /** The dataset holds every outbox entry up to and including `seq`. */
     | { op: 'exported'; batch: number; upToSeq: number; sinkPosition?: string }
     | { op: 'setMeta'; batch: number; key: string; value: string }

@@ -1,34 +1,30 @@
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { NewEvent } from '../types.js';
+import { encodeEvent, type EventRecord } from './rows.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /**
- * Posting a byte view clones its whole underlying buffer. A body read off a socket is a slice of a
- * 64 KB read buffer (or of an 8 KB pool slab), so it gets its own exact-size copy first.
+ * Append messages outstanding at once: one being committed and one waiting behind it. Appends
+ * that arrive meanwhile gather on this side and go over as one message when a commit ends, so
+ * each group commit costs one message each way however many senders it answers.
  */
-function compactBody(event: NewEvent): NewEvent {
-    const raw = event.bodyRaw;
-    if (!raw || (raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength)) return event;
-    return { ...event, bodyRaw: new Uint8Array(raw) };
-}
+const MAX_APPENDS_IN_FLIGHT = 2;
 
-/** Appends handed to the writer per message while more keep arriving. */
-const PIPELINE_GROUP = 8;
-
-type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void };
+type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void; append?: boolean };
 type WithoutBatch<T> = T extends unknown ? Omit<T, 'batch'> : never;
 
 /**
- * Main-thread side of the single writer, which runs in a worker thread. Appends travel in groups
- * (at most PIPELINE_GROUP, or whatever one event-loop turn made); each promise settles once its
- * rows are committed and fsynced.
+ * Main-thread side of the single writer, which runs in a worker thread. Each append promise
+ * settles once its row is committed and fsynced.
  */
 export class WorkerWriter {
     private readonly worker: Worker;
     private readonly waiting = new Map<number, Pending>();
     private nextBatch = 1;
-    private queued: { event: NewEvent; pending: Pending }[] = [];
+    private queued: { record: EventRecord; pending: Pending }[] = [];
+    private appendsInFlight = 0;
+    private sendScheduled = false;
     private closed = false;
     private failure: Error | undefined;
 
@@ -50,10 +46,15 @@ export class WorkerWriter {
     append(event: NewEvent): Promise<void> {
         if (this.failure) return Promise.reject(this.failure);
         return new Promise<void>((resolve, reject) => {
-            if (this.queued.length === 0) setImmediate(() => this.sendQueued());
-            this.queued.push({ event: compactBody(event), pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
-            // Hand over in small groups so the writer commits while this thread is still parsing.
-            if (this.queued.length >= PIPELINE_GROUP) this.sendQueued();
+            this.queued.push({ record: encodeEvent(event), pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
+            // Whatever this event-loop turn parses goes over together at its end.
+            if (!this.sendScheduled && this.appendsInFlight < MAX_APPENDS_IN_FLIGHT) {
+                this.sendScheduled = true;
+                setImmediate(() => {
+                    this.sendScheduled = false;
+                    this.sendQueued(false);
+                });
+            }
         });
     }
 
@@ -73,29 +74,36 @@ export class WorkerWriter {
     /** Commits what is queued, then stops the worker after a WAL checkpoint. */
     async close(): Promise<void> {
         if (this.closed) return;
-        this.sendQueued();
+        this.sendQueued(true);
         const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
         await this.request({ op: 'close' }).catch(() => undefined);
         this.closed = true;
         await exited;
     }
 
-    private sendQueued(): void {
+    private sendQueued(force: boolean): void {
         const queued = this.queued;
-        if (queued.length === 0) return;
+        if (queued.length === 0 || this.failure || (!force && this.appendsInFlight >= MAX_APPENDS_IN_FLIGHT)) return;
         this.queued = [];
+        this.appendsInFlight++;
         const batch = this.nextBatch++;
-        const events = queued.map((q) => q.event);
+        const records = queued.map((q) => q.record);
         this.waiting.set(batch, {
             resolve: (reply) => queued.forEach((q) => q.pending.resolve(reply)),
             reject: (error) => queued.forEach((q) => q.pending.reject(error)),
+            append: true,
         });
-        this.worker.postMessage({ op: 'append', batch, events } satisfies WriterRequest);
+        this.worker.postMessage({ op: 'append', batch, records } satisfies WriterRequest);
     }
 
     private settle(reply: WriterReply): void {
         const pending = this.waiting.get(reply.batch);
         this.waiting.delete(reply.batch);
+        if (pending?.append) {
+            this.appendsInFlight--;
+            // A commit ended: what gathered meanwhile goes over now, before the answers are sent.
+            this.sendQueued(false);
+        }
         pending?.resolve(reply);
     }
 
