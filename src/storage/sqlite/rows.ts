@@ -121,18 +121,34 @@ export const INSERT_EVENT = `INSERT INTO events (id, webhook_id, ts, method, sta
 /** The id of an encoded event. */
 export const recordId = (r: EventRecord): string => r[0];
 
+// Senders repeat: the last address's bytes are kept (binding copies them, so sharing is safe).
+let lastIp = '';
+let lastIpBytes: Buffer | null = null;
+function ipBytes(ip: string): Buffer | null {
+    if (ip !== lastIp) {
+        lastIp = ip;
+        lastIpBytes = ipToBytes(ip);
+    }
+    return lastIpBytes;
+}
+
 /**
  * Splits an EventRecord (in place, on the writer) into the INSERT_EVENT parameters and the
- * `bodies` row: text when the kind is textual, raw bytes when binary, none when empty or offloaded.
+ * `bodies` row, both as bytes: textual kinds are stored as TEXT by INSERT_TEXT_BODY (a cast, not
+ * a decode and re-encode), binary as a BLOB. Empty and offloaded bodies have no row.
  */
-export function recordParams(r: EventRecord): { params: unknown[]; body: { text: string | null; raw: Buffer | null } | null } {
+export function recordParams(r: EventRecord): { params: unknown[]; body: { bytes: Buffer; binary: boolean } | null } {
     const bytes = r[BODY];
     const params: unknown[] = r;
-    params[BODY] = ipToBytes(r[REMOTE_IP]);
+    params[BODY] = ipBytes(r[REMOTE_IP]);
     if (!bytes) return { params, body: null };
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { params, body: r[BODY_KIND] === 'binary' ? { text: null, raw: buf } : { text: buf.toString('utf8'), raw: null } };
+    return { params, body: { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), binary: r[BODY_KIND] === 'binary' } };
 }
+
+/** Inserts the `bodies` row of a textual body: (seq, UTF-8 bytes). */
+export const INSERT_TEXT_BODY = 'INSERT INTO bodies (seq, text) VALUES (?, CAST(? AS TEXT))';
+/** Inserts the `bodies` row of a binary body: (seq, bytes). */
+export const INSERT_RAW_BODY = 'INSERT INTO bodies (seq, raw) VALUES (?, ?)';
 
 const bool = (v: number | null): boolean | null => (v === null ? null : v === 1);
 

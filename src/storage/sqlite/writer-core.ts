@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { INSERT_EVENT, recordId, recordParams, type EventRecord } from './rows.js';
+import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordId, recordParams, type EventRecord } from './rows.js';
 import { prepareWriter, SINK_POSITION_KEY } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
@@ -16,7 +16,8 @@ export function openWriterCore(file: string): WriterCore {
     const db = new Database(file);
     prepareWriter(db);
     const insertEvent = db.prepare(INSERT_EVENT);
-    const insertBody = db.prepare('INSERT INTO bodies (seq, text, raw) VALUES (?, ?, ?)');
+    const insertText = db.prepare(INSERT_TEXT_BODY);
+    const insertRaw = db.prepare(INSERT_RAW_BODY);
     const insertOutbox = db.prepare('INSERT INTO outbox (seq) VALUES (?)');
     const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
@@ -25,7 +26,7 @@ export function openWriterCore(file: string): WriterCore {
     const insert = (record: EventRecord, exported: boolean): void => {
         const { params, body } = recordParams(record);
         const seq = Number(insertEvent.run(params).lastInsertRowid);
-        if (body) insertBody.run(seq, body.text, body.raw);
+        if (body) (body.binary ? insertRaw : insertText).run(seq, body.bytes);
         if (!exported) insertOutbox.run(seq);
     };
     const apply = (req: WriterRequest): WriterReply => {

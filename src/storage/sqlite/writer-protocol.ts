@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { EventRecord } from './rows.js';
 
 /** Messages from the main thread to the writer worker. */
@@ -21,4 +22,6 @@ export interface WriterReply {
 /** What the worker is started with. */
 export interface WriterInit {
     file: string;
+    /** Where the worker posts its replies. */
+    replies: MessagePort;
 }

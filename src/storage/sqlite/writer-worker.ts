@@ -4,7 +4,8 @@ import type { WriterInit, WriterRequest } from './writer-protocol.js';
 
 // The writer on its own thread. Requests that arrive while a transaction runs queue up in the
 // port and are committed together in the next one: group commit, one fsync for many senders.
-const core = openWriterCore((workerData as WriterInit).file);
+const init = workerData as WriterInit;
+const core = openWriterCore(init.file);
 let pending: WriterRequest[] = [];
 let scheduled = false;
 
@@ -12,7 +13,7 @@ function flush(): void {
     scheduled = false;
     const reqs = pending;
     pending = [];
-    for (const reply of core.commit(reqs)) parentPort!.postMessage(reply);
+    for (const reply of core.commit(reqs)) init.replies.postMessage(reply);
     if (reqs.some((r) => r.op === 'close')) {
         core.close();
         parentPort!.close();

@@ -1,8 +1,8 @@
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { NewEvent } from '../types.js';
 import { encodeEvent, type EventRecord } from './rows.js';
-import type { WriterReply, WriterRequest } from './writer-protocol.js';
+import type { WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
 /**
  * Append messages outstanding at once: one being committed and one waiting behind it. Appends
@@ -17,9 +17,14 @@ type WithoutBatch<T> = T extends unknown ? Omit<T, 'batch'> : never;
 /**
  * Main-thread side of the single writer, which runs in a worker thread. Each append promise
  * settles once its row is committed and fsynced.
+ *
+ * Replies come back on a port of their own, which `append` also polls synchronously: under load
+ * this thread is rarely idle, and a reply that waited for the event loop to come round would hold
+ * a whole group of answers (and the next group's hand-over) for a burst of request parsing.
  */
 export class WorkerWriter {
     private readonly worker: Worker;
+    private readonly replies: MessagePort;
     private readonly waiting = new Map<number, Pending>();
     private nextBatch = 1;
     private queued: { record: EventRecord; pending: Pending }[] = [];
@@ -29,10 +34,14 @@ export class WorkerWriter {
     private failure: Error | undefined;
 
     constructor(file: string) {
-        this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file } });
-        this.worker.on('message', (reply: WriterReply) => this.settle(reply));
+        const { port1, port2 } = new MessageChannel();
+        this.replies = port1;
+        this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file, replies: port2 } satisfies WriterInit, transferList: [port2] });
+        this.replies.on('message', (reply: WriterReply) => this.settle(reply));
         this.worker.on('error', (error) => this.fail(error));
         this.worker.on('exit', (code) => {
+            // Replies travel apart from the exit notice: settle the ones posted before the worker ended.
+            this.pollReplies();
             if (!this.closed) this.fail(new Error(`storage writer stopped (exit code ${code})`));
         });
     }
@@ -45,6 +54,7 @@ export class WorkerWriter {
     /** Durably stores one event. Rejects if the write fails; the caller must not report success then. */
     append(event: NewEvent): Promise<void> {
         if (this.failure) return Promise.reject(this.failure);
+        this.pollReplies();
         return new Promise<void>((resolve, reject) => {
             this.queued.push({ record: encodeEvent(event), pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
             // Whatever this event-loop turn parses goes over together at its end.
@@ -79,6 +89,12 @@ export class WorkerWriter {
         await this.request({ op: 'close' }).catch(() => undefined);
         this.closed = true;
         await exited;
+        this.replies.close();
+    }
+
+    /** Settles whatever replies have already arrived, without waiting for the event loop. */
+    private pollReplies(): void {
+        for (let m = receiveMessageOnPort(this.replies); m; m = receiveMessageOnPort(this.replies)) this.settle(m.message as WriterReply);
     }
 
     private sendQueued(force: boolean): void {

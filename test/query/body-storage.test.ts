@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import type { BodyKind } from '../../src/storage/types.js';
+import { storedEvent } from './seed.js';
+
+describe('body rows as the writer stores them', () => {
+    it('keeps textual bodies as TEXT and binary ones as BLOB, byte for byte, on append and import', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-bodies-'));
+        const file = join(dir, 'events.sqlite');
+        const store = await SqliteEventStore.open({ file, queryWorkers: 0 });
+        const bodies: [string, BodyKind, Buffer][] = [
+            ['t1', 'text', Buffer.from('plain text, émile 😀 ünïcode\r\n', 'utf8')],
+            ['j1', 'json', Buffer.from('{ "a" : [1, 2.50, "\\u00e9"] }\n', 'utf8')],
+            ['b1', 'binary', Buffer.from([0, 1, 2, 0xff, 0xfe, 0x80, 0x22])],
+            // A body that is a view into a larger buffer, as bodies read off a socket are.
+            ['v1', 'text', Buffer.from('xxxxHELLOxxxx').subarray(4, 9)],
+        ];
+        try {
+            for (const [id, kind, raw] of bodies.slice(0, 2)) await store.append(storedEvent({ id, webhookId: 'wh_a', bodyKind: kind, bodyRaw: raw, size: raw.length }));
+            await store.importEvents(bodies.slice(2).map(([id, kind, raw]) => storedEvent({ id, webhookId: 'wh_a', bodyKind: kind, bodyRaw: raw, size: raw.length })));
+            const db = new Database(file, { readonly: true });
+            try {
+                const typeOf = db.prepare('SELECT typeof(b.text) AS t, typeof(b.raw) AS r FROM events e JOIN bodies b ON b.seq = e.seq WHERE e.id = ?');
+                for (const [id, kind, raw] of bodies) {
+                    assert.deepEqual(typeOf.get(id), kind === 'binary' ? { t: 'null', r: 'blob' } : { t: 'text', r: 'null' }, id);
+                    assert.deepEqual(store.getBody(id).raw, raw, `${id} comes back byte for byte`);
+                }
+                assert.equal(db.prepare(`SELECT count(*) FROM bodies WHERE instr(text, 'émile 😀') > 0`).pluck().get(), 1, 'text functions see the characters');
+            } finally {
+                db.close();
+            }
+        } finally {
+            await store.close();
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+});
