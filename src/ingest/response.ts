@@ -29,13 +29,24 @@ export function statusOverride(search: URLSearchParams): number | undefined {
  * with the built-in success body becomes a JSON message naming the status and the webhook.
  */
 export function defaultResponse(input: Readonly<InputConfig>, status: number, webhookId: string): PreparedResponse {
-    const headers: Record<string, string> = { ...input.defaultResponseHeaders };
-    const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
     if (status >= 400 && input.defaultResponseBody === BUILTIN_BODY) {
-        return { status, headers, body: { message: `Webhook received with status ${status}`, webhookId } };
+        return { status, headers: { ...input.defaultResponseHeaders }, body: { message: `Webhook received with status ${status}`, webhookId } };
     }
-    if (!hasType) headers['Content-Type'] = isJsonText(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
-    return { status, headers, body: input.defaultResponseBody };
+    return { status, headers: { ...successHeaders(input) }, body: input.defaultResponseBody };
+}
+
+// The configured headers plus the Content-Type the configured body implies, worked out once per config.
+const successHeadersOf = new WeakMap<object, Record<string, string>>();
+function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
+    let headers = successHeadersOf.get(input);
+    if (!headers) {
+        headers = { ...input.defaultResponseHeaders };
+        if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
+            headers['Content-Type'] = isJsonText(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+        }
+        successHeadersOf.set(input, headers);
+    }
+    return headers;
 }
 
 /** The answer for a request stopped at step 5 or later: the error JSON, stored with the event. */

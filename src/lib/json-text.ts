@@ -14,23 +14,32 @@ function skipSpace(b: Uint8Array, i: number): number {
     return i;
 }
 
+// What a byte means inside a string: 0 ordinary, 1 the closing quote, 2 an escape, 3 invalid
+// (a control character). Bytes past the end read as undefined, which ends the plain-run loop.
+const IN_STRING = new Uint8Array(256);
+IN_STRING.fill(3, 0, 0x20);
+IN_STRING[0x22] = 1;
+IN_STRING[0x5c] = 2;
+
 /** Index just past the string starting at `i` (a quote), or -1 when it is not a valid string. */
 function scanString(b: Uint8Array, i: number): number {
     if (b[i] !== 0x22) return -1;
-    for (i++; i < b.length; i++) {
-        const c = b[i]!;
-        if (c === 0x22) return i + 1;
-        if (c < 0x20) return -1;
-        if (c !== 0x5c) continue;
+    i++;
+    for (;;) {
+        while (IN_STRING[b[i]!] === 0) i++;
+        const kind = IN_STRING[b[i]!];
+        if (kind === 1) return i + 1;
+        if (kind !== 2) return -1;
         const e = b[++i];
         if (e === 0x75) {
             if (i + 4 >= b.length || !isHex(b[i + 1]!) || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!)) return -1;
-            i += 4;
-        } else if (e !== 0x22 && e !== 0x5c && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
+            i += 5;
+        } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+            i++;
+        } else {
             return -1;
         }
     }
-    return -1;
 }
 
 /** Index just past the number starting at `i`, or -1. */
