@@ -22,6 +22,6 @@ export interface WriterReply {
 /** What the worker is started with. */
 export interface WriterInit {
     file: string;
-    /** Where the worker posts its replies. */
+    /** Where the worker posts its replies: one array per commit. */
     replies: MessagePort;
 }

@@ -13,7 +13,8 @@ function flush(): void {
     scheduled = false;
     const reqs = pending;
     pending = [];
-    for (const reply of core.commit(reqs)) init.replies.postMessage(reply);
+    // One message carries every reply of the commit.
+    init.replies.postMessage(core.commit(reqs));
     if (reqs.some((r) => r.op === 'close')) {
         core.close();
         parentPort!.close();

@@ -32,7 +32,7 @@ export class WorkerWriter {
         const { port1, port2 } = new MessageChannel();
         this.replies = port1;
         this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file, replies: port2 } satisfies WriterInit, transferList: [port2] });
-        this.replies.on('message', (reply: WriterReply) => this.settle(reply));
+        this.replies.on('message', (replies: WriterReply[]) => this.settleAll(replies));
         this.worker.on('error', (error) => this.fail(error));
         this.worker.on('exit', (code) => {
             // Replies travel apart from the exit notice: settle the ones posted before the worker ended.
@@ -88,7 +88,7 @@ export class WorkerWriter {
 
     /** Settles whatever replies have already arrived, without waiting for the event loop. */
     private pollReplies(): void {
-        for (let m = receiveMessageOnPort(this.replies); m; m = receiveMessageOnPort(this.replies)) this.settle(m.message as WriterReply);
+        for (let m = receiveMessageOnPort(this.replies); m; m = receiveMessageOnPort(this.replies)) this.settleAll(m.message as WriterReply[]);
     }
 
     private sendQueued(): void {
@@ -102,6 +102,11 @@ export class WorkerWriter {
             reject: (error) => queued.forEach((q) => q.pending.reject(error)),
         });
         this.worker.postMessage({ op: 'append', batch, records } satisfies WriterRequest);
+    }
+
+    /** The replies of one commit arrive together, in one message. */
+    private settleAll(replies: WriterReply[]): void {
+        for (const reply of replies) this.settle(reply);
     }
 
     private settle(reply: WriterReply): void {
