@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { BODY } from './lib/payload.mjs';
 import { ensureBuilt, firstWebhook, freshDir, median, removeDir, root, startService, table, waitFor } from './lib/service.mjs';
 
 const { values: args } = parseArgs({
@@ -27,24 +28,7 @@ const TARGET_RATIO = 0.25;
 const TARGET_P99_MS = 25;
 
 // A typical provider event, padded to about 1 KB.
-const event = {
-    id: 'evt_1QxYz2AbCdEfGhIj',
-    type: 'invoice.paid',
-    created: 1732262400,
-    livemode: false,
-    data: {
-        object: {
-            id: 'in_1QxYz2AbCdEfGhIj',
-            customer: 'cus_R4nD0mCu5t0m3r',
-            amount_paid: 4200,
-            currency: 'usd',
-            lines: Array.from({ length: 6 }, (_, i) => ({ id: `il_${i}`, description: `Seat license ${i}`, amount: 700, quantity: 1 })),
-            metadata: { order: 'A-10042', region: 'eu-west' },
-        },
-    },
-};
-let body = JSON.stringify(event);
-body = JSON.stringify({ ...event, pad: 'x'.repeat(Math.max(0, 1024 - body.length - 10)) });
+const body = BODY;
 
 /** One autocannon run; resolves with its result. */
 function cannon(url, seconds) {

@@ -41,15 +41,15 @@ export async function waitFor(probe, { timeoutMs = 30_000, intervalMs = 20, what
 }
 
 /**
- * Spawns `node dist/main.js` on port 0 with `CRAWLEE_STORAGE_DIR=dir` and the run `input`,
+ * Spawns `node dist/main.js` (or another build's `main`) on port 0 with `CRAWLEE_STORAGE_DIR=dir` and the run `input`,
  * and resolves once GET /ready answers 200.
  */
-export async function startService({ dir, input = {}, env = {}, readyIntervalMs = 20 }) {
+export async function startService({ dir, input = {}, env = {}, readyIntervalMs = 20, main = MAIN }) {
     const childEnv = { ...process.env };
     for (const name of Object.keys(childEnv)) if (/^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || name === 'INPUT') delete childEnv[name];
     Object.assign(childEnv, { CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: JSON.stringify({ rateLimitPerMinute: 0, ...input }), ...env });
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, ['--no-node-snapshot', MAIN], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', main], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s) => (output += s));
