@@ -31,9 +31,24 @@ describe('body rows as the writer stores them', () => {
                     assert.deepEqual(store.getBody(id).raw, raw, `${id} comes back byte for byte`);
                 }
                 assert.equal(db.prepare(`SELECT count(*) FROM bodies WHERE instr(text, 'émile 😀') > 0`).pluck().get(), 1, 'text functions see the characters');
+                assert.deepEqual(store.getEntry('j1').body, { a: [1, 2.5, 'é'] });
             } finally {
                 db.close();
             }
+        } finally {
+            await store.close();
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    it('reads a body stored as JSON that does not parse as its text, rather than failing', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-bodies-'));
+        const store = await SqliteEventStore.open({ file: join(dir, 'events.sqlite'), queryWorkers: 0 });
+        try {
+            const raw = Buffer.from('{"unterminated": ');
+            await store.importEvents([storedEvent({ id: 'bad', webhookId: 'wh_a', bodyKind: 'json', bodyRaw: raw, size: raw.length })]);
+            assert.equal(store.getEntry('bad').body, '{"unterminated": ');
+            assert.deepEqual(store.getBody('bad').raw, raw);
         } finally {
             await store.close();
             await rm(dir, { recursive: true, force: true });

@@ -170,13 +170,25 @@ export function rowToSummary(r: Pick<EventRow, 'id' | 'webhook_id' | 'ts' | 'met
     };
 }
 
+/**
+ * A body stored as JSON, parsed. Ingest decides JSON-ness with a scanner tested against JSON.parse;
+ * should the two ever disagree, the entry still reads (as its text) instead of failing the request.
+ */
+function parseStored(text: string): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return text;
+    }
+}
+
 /** The body as the API shows it: object for JSON, text, base64 for binary, a reference when offloaded. */
 export function bodyForApi(kind: BodyKind, body: BodyRow | undefined, size: number, blobKey: string | null): { body: unknown; bodyEncoding?: 'base64' } {
     switch (kind) {
         case 'empty':
             return { body: '' };
         case 'json':
-            return { body: JSON.parse(body?.text ?? 'null') as unknown };
+            return { body: parseStored(body?.text ?? 'null') };
         case 'text':
             return { body: body?.text ?? '' };
         case 'binary':
