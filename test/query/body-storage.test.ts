@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import { encodeEvent } from '../../src/storage/sqlite/rows.js';
+import { openWriterCore } from '../../src/storage/sqlite/writer-core.js';
 import type { BodyKind } from '../../src/storage/types.js';
 import { storedEvent } from './seed.js';
 
@@ -51,6 +53,36 @@ describe('body rows as the writer stores them', () => {
             assert.deepEqual(store.getBody('bad').raw, raw);
         } finally {
             await store.close();
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    it('retries a failed group commit request by request with the records as they came', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-bodies-'));
+        const file = join(dir, 'events.sqlite');
+        const core = openWriterCore(file);
+        try {
+            const body = Buffer.from('{"kept":"exactly"}');
+            const good = encodeEvent(storedEvent({ id: 'ok1', webhookId: 'wh_a', remoteIp: '10.1.2.3', bodyKind: 'json', bodyRaw: body, size: body.length }));
+            const twin = encodeEvent(storedEvent({ id: 'dup', webhookId: 'wh_a' }));
+            // The second request inserts the same id twice: the group fails, then each request runs alone.
+            const replies = core.commit([
+                { op: 'append', batch: 1, records: [good] },
+                { op: 'append', batch: 2, records: [twin, [...twin]] },
+            ]);
+            assert.equal(replies[0]!.error, undefined);
+            assert.match(replies[1]!.error ?? '', /UNIQUE/);
+            const db = new Database(file, { readonly: true });
+            try {
+                const row = db.prepare('SELECT b.text, e.ip_bin FROM events e JOIN bodies b ON b.seq = e.seq WHERE e.id = ?').get('ok1') as { text: string; ip_bin: Buffer };
+                assert.equal(row.text, '{"kept":"exactly"}');
+                assert.deepEqual([...row.ip_bin.subarray(12)], [10, 1, 2, 3]);
+                assert.equal(db.prepare(`SELECT count(*) FROM events WHERE id = 'dup'`).pluck().get(), 0);
+            } finally {
+                db.close();
+            }
+        } finally {
+            core.close();
             await rm(dir, { recursive: true, force: true });
         }
     });

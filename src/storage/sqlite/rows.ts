@@ -133,14 +133,15 @@ function ipBytes(ip: string): Buffer | null {
 }
 
 /**
- * Splits an EventRecord (in place, on the writer) into the INSERT_EVENT parameters and the
- * `bodies` row, both as bytes: textual kinds are stored as TEXT by INSERT_TEXT_BODY (a cast, not
- * a decode and re-encode), binary as a BLOB. Empty and offloaded bodies have no row.
+ * Splits an EventRecord into the INSERT_EVENT parameters and the `bodies` row, both as bytes:
+ * textual kinds are stored as TEXT by INSERT_TEXT_BODY (a cast, not a decode and re-encode),
+ * binary as a BLOB. Empty and offloaded bodies have no row. The record is left as it is: a group
+ * commit that fails is retried request by request with the same records.
  */
 export function recordParams(r: EventRecord): { params: unknown[]; body: { bytes: Buffer; binary: boolean } | null } {
     const bytes = r[BODY];
-    const params: unknown[] = r;
-    params[BODY] = ipBytes(r[REMOTE_IP]);
+    const params: unknown[] = r.slice(0, BODY);
+    params.push(ipBytes(r[REMOTE_IP]));
     if (!bytes) return { params, body: null };
     return { params, body: { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), binary: r[BODY_KIND] === 'binary' } };
 }
