@@ -4,7 +4,8 @@ import type { IngestContext, PreparedResponse } from './context.js';
 
 const BUILTIN_BODY = 'OK';
 
-const isJsonText = (text: string): boolean => {
+/** Whether a configured body is a JSON object or array (it then goes out as application/json). */
+const isJsonContainer = (text: string): boolean => {
     const t = text.trim();
     if (!(t.startsWith('{') || t.startsWith('['))) return false;
     try {
@@ -42,7 +43,7 @@ function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
     if (!headers) {
         headers = { ...input.defaultResponseHeaders };
         if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
-            headers['Content-Type'] = isJsonText(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+            headers['Content-Type'] = isJsonContainer(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
         }
         successHeadersOf.set(input, headers);
     }

@@ -2,15 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import { isJsonText } from '../../lib/json-text.js';
 import type { Step } from '../context.js';
 
-const looksLikeJson = (raw: Buffer): boolean => {
-    for (const byte of raw) {
-        // Skip leading JSON whitespace; the first real character decides.
-        if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
-        return byte === 0x7b || byte === 0x5b || byte === 0x22 || byte === 0x2d || (byte >= 0x30 && byte <= 0x39) || byte === 0x74 || byte === 0x66 || byte === 0x6e;
-    }
-    return false;
-};
-
 /**
  * Step 6: decides how the body is kept. Bytes that are not UTF-8 (or hold NUL) are binary;
  * text that is JSON becomes structured when `enableJSONParsing` is on. Malformed JSON stays
@@ -25,13 +16,14 @@ export function createParseJson(enabled: boolean): Step {
             ctx.body.kind = 'binary';
             return;
         }
-        const declaredJson = /\bjson\b/i.test(String(ctx.req.headers['content-type'] ?? ''));
-        if (!enabled || !(declaredJson || looksLikeJson(raw))) return;
+        if (!enabled) return;
+        // Any content type: a body that is JSON is kept as JSON (the scanner turns away other text
+        // at its first byte). A parse error is recorded only for bodies that declared JSON.
         if (isJsonText(raw)) {
             ctx.body.kind = 'json';
             return;
         }
-        if (!declaredJson) return;
+        if (!/\bjson\b/i.test(String(ctx.req.headers['content-type'] ?? ''))) return;
         try {
             JSON.parse(raw.toString('utf8'));
         } catch (error) {
