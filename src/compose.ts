@@ -110,7 +110,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
 
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
     const freshDatabase = !existsSync(dbFile);
-    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2 });
+    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync });
     const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
     const blobs: BlobStore = env.onPlatform ? new KvBlobStore(kvs, join(storageDir, 'payload-spool')) : new FileBlobStore(join(storageDir, 'key_value_stores', 'default'));
     const webhooks = new WebhookManager(new KvWebhookRegistry(kvs), clock, options.ids ?? randomIds);

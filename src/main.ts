@@ -6,13 +6,14 @@ import { readEnv } from './config/index.js';
 
 /** Entry point: starts the service, prints where it is, and shuts down gracefully on signals. */
 async function main(): Promise<void> {
-    const env = readEnv();
-    if (env.onPlatform) {
-        // We drain and flush ourselves on migrating/aborting; the SDK must not exit under us.
-        await Actor.init({ gracefulShutdown: false } as Parameters<typeof Actor.init>[0]);
-    }
+    let env;
     let service;
     try {
+        env = readEnv();
+        if (env.onPlatform) {
+            // We drain and flush ourselves on migrating/aborting; the SDK must not exit under us.
+            await Actor.init({ gracefulShutdown: false } as Parameters<typeof Actor.init>[0]);
+        }
         service = await startService();
     } catch (error) {
         if (error instanceof ConfigError) {

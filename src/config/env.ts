@@ -1,3 +1,5 @@
+import { ConfigError } from '../errors.js';
+
 /**
  * The environment variables the service reads, in one table: field → variable(s) → default.
  * Nothing else in the code base reads process.env.
@@ -17,9 +19,17 @@ export interface EnvConfig {
     onPlatform: boolean;
     /** Operator override of the per-webhook ingest limit (benchmarks); undefined keeps 10000/min. */
     ingestLimitPerMinute: number | undefined;
+    /**
+     * Commit durability of the local store: `full` fsyncs every group commit before its senders are
+     * answered (survives power loss); `normal` skips that fsync (survives a crash of the process, not of the machine).
+     */
+    storageSync: StorageSync;
     /** Raw JSON of the `INPUT` override, if any. */
     inputOverride: string | undefined;
 }
+
+/** The durability modes of STORAGE_SYNC. */
+export type StorageSync = 'full' | 'normal';
 
 type Env = Record<string, string | undefined>;
 
@@ -37,9 +47,11 @@ export function readEnv(env: Env = process.env): EnvConfig {
     const onPlatform = env.APIFY_IS_AT_HOME === '1' || env.APIFY_IS_AT_HOME === 'true';
     const trustProxy = env.TRUST_PROXY;
     const trustProxyHops = trustProxy !== undefined && trustProxy !== '' ? Number(trustProxy) : onPlatform ? 1 : 0;
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ACTOR_WEB_SERVER_PORT: not a port number`);
-    if (env.INGEST_RATE_LIMIT_PER_MINUTE && !(Number(env.INGEST_RATE_LIMIT_PER_MINUTE) >= 0)) throw new Error('INGEST_RATE_LIMIT_PER_MINUTE: must be a number, 0 for no limit');
-    if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new Error('TRUST_PROXY: must be a whole number of hops');
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`ACTOR_WEB_SERVER_PORT: not a port number`);
+    if (env.INGEST_RATE_LIMIT_PER_MINUTE && !(Number(env.INGEST_RATE_LIMIT_PER_MINUTE) >= 0)) throw new ConfigError('INGEST_RATE_LIMIT_PER_MINUTE: must be a number, 0 for no limit');
+    if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new ConfigError('TRUST_PROXY: must be a whole number of hops');
+    const storageSync = (env.STORAGE_SYNC || 'full').toLowerCase();
+    if (storageSync !== 'full' && storageSync !== 'normal') throw new ConfigError('STORAGE_SYNC: must be full or normal');
     const publicBaseUrl = first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL'])?.replace(/\/+$/, '');
     return {
         port,
@@ -49,6 +61,7 @@ export function readEnv(env: Env = process.env): EnvConfig {
         ssrfAllowlist: (env.SSRF_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
         onPlatform,
         ingestLimitPerMinute: env.INGEST_RATE_LIMIT_PER_MINUTE ? Number(env.INGEST_RATE_LIMIT_PER_MINUTE) : undefined,
+        storageSync,
         inputOverride: env.INPUT,
     };
 }

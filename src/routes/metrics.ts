@@ -14,6 +14,7 @@ export function metricsRoute(deps: AppDeps): Handler {
                 eventsStored: stats.eventsStored,
                 offloadedPayloads: stats.offloadedPayloads,
                 databaseBytes: stats.databaseBytes,
+                durability: stats.durability,
                 healthy: deps.store.healthy(),
             },
             sync: {

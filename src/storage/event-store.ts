@@ -7,6 +7,8 @@ export interface StoreStats {
     outboxBacklog: number;
     offloadedPayloads: number;
     databaseBytes: number;
+    /** How commits are made durable, as the database reports it: `full` fsyncs each group commit. */
+    durability: 'full' | 'normal' | 'other';
 }
 
 /** An event waiting in the outbox for export to the dataset. */

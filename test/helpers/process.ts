@@ -59,7 +59,7 @@ export function removeDir(dir: string): Promise<void> {
 }
 
 // The parent's own service settings must not leak into the child: it gets exactly ours.
-const isServiceVar = (name: string): boolean => /^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || name === 'INPUT' || name === 'INGEST_RATE_LIMIT_PER_MINUTE';
+const isServiceVar = (name: string): boolean => /^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || name === 'INPUT' || name === 'INGEST_RATE_LIMIT_PER_MINUTE' || name === 'STORAGE_SYNC';
 
 /** Spawns `node dist/main.js` on port 0, reads its port from the log, and waits for GET /ready → 200. */
 export async function startServiceProcess(options: StartProcessOptions = {}): Promise<ServiceProcess> {

@@ -35,6 +35,17 @@ describe('configuration at start', () => {
         }
     });
 
+    it('refuses an unknown STORAGE_SYNC with one line naming it', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+        try {
+            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":1}', STORAGE_SYNC: 'off' });
+            assert.equal(code, 1);
+            assert.equal(stderr.trim(), 'STORAGE_SYNC: must be full or normal');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
     it('starts with V8 flags on the command line (workers must not inherit them)', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
         try {

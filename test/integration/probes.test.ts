@@ -64,13 +64,14 @@ describe('probes, info and metrics', () => {
             await svc.fetch(`/webhook/${svc.webhookId}?__status=${status}`, { method: 'POST', headers: auth, body: 'm' });
         }
         const body = await json<{
-            storage: { eventsStored: number; offloadedPayloads: number; databaseBytes: number };
+            storage: { eventsStored: number; offloadedPayloads: number; databaseBytes: number; durability: string };
             sync: Record<string, unknown> & { outboxBacklog: number };
             ingest: { byStatus: Record<string, number>; processingTimeMs: Record<string, number> };
         }>(await svc.fetch('/system/metrics', { headers: auth }));
         assert.equal(body.storage.eventsStored, 3);
         assert.equal(body.storage.offloadedPayloads, 0);
         assert.ok(body.storage.databaseBytes > 0);
+        assert.equal(body.storage.durability, 'full', 'by default every group commit is fsynced');
         assert.equal(typeof body.sync.outboxBacklog, 'number');
         assert.ok('lastDatasetFlushAt' in body.sync);
         assert.deepEqual(body.ingest.byStatus, { 200: 2, 404: 1 });

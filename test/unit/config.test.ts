@@ -65,4 +65,13 @@ describe('environment', () => {
         assert.equal(readEnv({ ACTOR_WEB_SERVER_PORT: '1', APIFY_CONTAINER_PORT: '2' }).port, 1);
         assert.equal(readEnv({ APIFY_IS_AT_HOME: '1' }).trustProxyHops, 1, 'one proxy hop is trusted on the platform');
     });
+
+    it('reads STORAGE_SYNC: full by default, normal on request, anything else refused by name', () => {
+        assert.equal(readEnv({}).storageSync, 'full');
+        assert.equal(readEnv({ STORAGE_SYNC: '' }).storageSync, 'full');
+        assert.equal(readEnv({ STORAGE_SYNC: 'normal' }).storageSync, 'normal');
+        assert.equal(readEnv({ STORAGE_SYNC: 'NORMAL' }).storageSync, 'normal');
+        assert.equal(readEnv({ STORAGE_SYNC: 'full' }).storageSync, 'full');
+        for (const bad of ['off', 'none', '0', 'fast']) assert.throws(() => readEnv({ STORAGE_SYNC: bad }), /^ConfigError: STORAGE_SYNC: must be full or normal$/);
+    });
 });

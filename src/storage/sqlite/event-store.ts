@@ -7,7 +7,7 @@ import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { LogEntry, NewEvent, StoredBody } from '../types.js';
 import { QueryPool } from './query-pool.js';
 import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
-import { prepareReader } from './schema.js';
+import { prepareReader, type SyncMode } from './schema.js';
 import { WorkerWriter } from './writer.js';
 
 /** Options of the SQLite store. */
@@ -16,6 +16,8 @@ export interface SqliteStoreOptions {
     file: string;
     /** Query workers; 0 runs queries on the calling thread (tools and benches only). */
     queryWorkers?: number;
+    /** Commit durability; `full` unless set. */
+    sync?: SyncMode;
 }
 
 /**
@@ -28,7 +30,7 @@ export class SqliteEventStore implements EventStore {
     private readonly pool: QueryPool | undefined;
     private readonly statements;
 
-    private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number) {
+    private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number, private readonly durability: StoreStats['durability']) {
         this.writer = writer;
         this.reader = new Database(file, { readonly: true, fileMustExist: true });
         prepareReader(this.reader, 8000);
@@ -50,9 +52,10 @@ export class SqliteEventStore implements EventStore {
     /** Opens (creating if needed) the store. The writer prepares the schema before readers attach. */
     static async open(options: SqliteStoreOptions): Promise<SqliteEventStore> {
         mkdirSync(dirname(options.file), { recursive: true });
-        const writer = new WorkerWriter(options.file);
+        const writer = new WorkerWriter(options.file, options.sync);
         await writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() });
-        return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2);
+        const { durability = 'other' } = await writer.request({ op: 'describe' });
+        return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2, durability);
     }
 
     append(event: NewEvent): Promise<void> {
@@ -130,6 +133,7 @@ export class SqliteEventStore implements EventStore {
             outboxBacklog: this.statements.backlog.get() as number,
             offloadedPayloads: this.statements.offloaded.get() as number,
             databaseBytes,
+            durability: this.durability,
         };
     }
 

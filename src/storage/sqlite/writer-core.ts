@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordId, recordParams, type EventRecord } from './rows.js';
-import { prepareWriter, SINK_POSITION_KEY } from './schema.js';
+import { prepareWriter, SINK_POSITION_KEY, syncModeOf, type SyncMode } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */
@@ -12,9 +12,9 @@ export interface WriterCore {
 }
 
 /** Opens the database for writing and prepares the statements once. */
-export function openWriterCore(file: string): WriterCore {
+export function openWriterCore(file: string, sync: SyncMode = 'full'): WriterCore {
     const db = new Database(file);
-    prepareWriter(db);
+    prepareWriter(db, sync);
     const insertEvent = db.prepare(INSERT_EVENT);
     const insertText = db.prepare(INSERT_TEXT_BODY);
     const insertRaw = db.prepare(INSERT_RAW_BODY);
@@ -50,6 +50,8 @@ export function openWriterCore(file: string): WriterCore {
             case 'setMeta':
                 setMeta.run(req.key, req.value);
                 return { batch: req.batch };
+            case 'describe':
+                return { batch: req.batch, durability: syncModeOf(db) };
             case 'close':
                 return { batch: req.batch };
         }

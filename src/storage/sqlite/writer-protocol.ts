@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { EventRecord } from './rows.js';
+import type { SyncMode } from './schema.js';
 
 /** Messages from the main thread to the writer worker. */
 export type WriterRequest =
@@ -9,6 +10,8 @@ export type WriterRequest =
     /** The dataset holds every outbox entry up to and including `seq`. */
     | { op: 'exported'; batch: number; upToSeq: number; sinkPosition?: string }
     | { op: 'setMeta'; batch: number; key: string; value: string }
+    /** Reports the writer's settings as SQLite has them. */
+    | { op: 'describe'; batch: number }
     | { op: 'close'; batch: number };
 
 /** The writer's answer to one request. */
@@ -17,6 +20,8 @@ export interface WriterReply {
     error?: string;
     /** For append/import: how many rows were inserted. */
     inserted?: number;
+    /** For describe: the commit durability in effect. */
+    durability?: SyncMode | 'other';
 }
 
 /** What the worker is started with. */
@@ -24,4 +29,5 @@ export interface WriterInit {
     file: string;
     /** Where the worker posts its replies: one array per commit. */
     replies: MessagePort;
+    sync: SyncMode;
 }

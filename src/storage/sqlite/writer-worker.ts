@@ -5,7 +5,7 @@ import type { WriterInit, WriterRequest } from './writer-protocol.js';
 // The writer on its own thread. Requests that arrive while a transaction runs queue up in the
 // port and are committed together in the next one: group commit, one fsync for many senders.
 const init = workerData as WriterInit;
-const core = openWriterCore(init.file);
+const core = openWriterCore(init.file, init.sync);
 let pending: WriterRequest[] = [];
 let scheduled = false;
 

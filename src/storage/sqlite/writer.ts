@@ -2,6 +2,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { NewEvent } from '../types.js';
 import { encodeEvent, type EventRecord } from './rows.js';
+import type { SyncMode } from './schema.js';
 import type { WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
 type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void };
@@ -28,10 +29,10 @@ export class WorkerWriter {
     private closed = false;
     private failure: Error | undefined;
 
-    constructor(file: string) {
+    constructor(file: string, sync: SyncMode = 'full') {
         const { port1, port2 } = new MessageChannel();
         this.replies = port1;
-        this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file, replies: port2 } satisfies WriterInit, transferList: [port2] });
+        this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file, replies: port2, sync } satisfies WriterInit, transferList: [port2] });
         this.replies.on('message', (replies: WriterReply[]) => this.settleAll(replies));
         this.worker.on('error', (error) => this.fail(error));
         this.worker.on('exit', (code) => {
