@@ -1,6 +1,7 @@
 import type { InputConfig } from '../config/index.js';
 import { errorBody } from '../http/respond.js';
 import type { IngestContext, PreparedResponse } from './context.js';
+import { hasHeader } from './send.js';
 
 const BUILTIN_BODY = 'OK';
 
@@ -42,7 +43,7 @@ function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
     let headers = successHeadersOf.get(input);
     if (!headers) {
         headers = { ...input.defaultResponseHeaders };
-        if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
+        if (!hasHeader(headers, 'content-type')) {
             headers['Content-Type'] = isJsonContainer(input.defaultResponseBody) ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
         }
         successHeadersOf.set(input, headers);

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { IngestContext, PreparedResponse } from './context.js';
 
-const has = (headers: Record<string, string>, name: string): boolean => Object.keys(headers).some((k) => k.toLowerCase() === name);
+/** Whether `headers` holds `name` (lower case) in any letter case. */
+export const hasHeader = (headers: Record<string, string>, name: string): boolean => Object.keys(headers).some((k) => k.toLowerCase() === name);
 
 /** Adds permissive CORS (unless configured), the request id and `extra` to the prepared headers. */
 export function finalHeaders(req: IncomingMessage, prepared: PreparedResponse, requestId: string, extra: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { ...extra, ...prepared.headers };
-    if (!has(headers, 'access-control-allow-origin')) {
+    if (!hasHeader(headers, 'access-control-allow-origin')) {
         headers['Access-Control-Allow-Origin'] = '*';
         const wantedMethod = req.headers['access-control-request-method'];
         if (req.method === 'OPTIONS' && wantedMethod) {
@@ -16,7 +17,7 @@ export function finalHeaders(req: IncomingMessage, prepared: PreparedResponse, r
             headers['Access-Control-Max-Age'] = '600';
         }
     }
-    if (typeof prepared.body !== 'string' && !Buffer.isBuffer(prepared.body) && !has(headers, 'content-type')) {
+    if (typeof prepared.body !== 'string' && !Buffer.isBuffer(prepared.body) && !hasHeader(headers, 'content-type')) {
         headers['Content-Type'] = 'application/json; charset=utf-8';
     }
     headers['X-Request-Id'] = requestId;

@@ -23,27 +23,27 @@ function runMain(env: Record<string, string>): Promise<{ code: number | null; st
     });
 }
 
+/** Runs main on a temporary storage folder with `env` added, and returns how it ended. */
+async function runMainOnTempStorage(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
+    try {
+        return await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', ...env });
+    } finally {
+        await rm(dir, { recursive: true, force: true });
+    }
+}
+
 describe('configuration at start', () => {
     it('stops the start with one clear line naming an invalid field', async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
-        try {
-            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":0}' });
-            assert.equal(code, 1);
-            assert.equal(stderr.trim(), 'Invalid input field "urlCount": must be >= 1');
-        } finally {
-            await rm(dir, { recursive: true, force: true });
-        }
+        const { code, stderr } = await runMainOnTempStorage({ INPUT: '{"urlCount":0}' });
+        assert.equal(code, 1);
+        assert.equal(stderr.trim(), 'Invalid input field "urlCount": must be >= 1');
     });
 
     it('refuses an unknown STORAGE_SYNC with one line naming it', async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
-        try {
-            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":1}', STORAGE_SYNC: 'off' });
-            assert.equal(code, 1);
-            assert.equal(stderr.trim(), 'STORAGE_SYNC: must be full or normal');
-        } finally {
-            await rm(dir, { recursive: true, force: true });
-        }
+        const { code, stderr } = await runMainOnTempStorage({ INPUT: '{"urlCount":1}', STORAGE_SYNC: 'off' });
+        assert.equal(code, 1);
+        assert.equal(stderr.trim(), 'STORAGE_SYNC: must be full or normal');
     });
 
     it('starts with V8 flags on the command line (workers must not inherit them)', async () => {
@@ -79,14 +79,9 @@ describe('configuration at start', () => {
     });
 
     it('refuses an INPUT variable that is not a JSON object', async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
-        try {
-            const { code, stderr } = await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: 'not json' });
-            assert.equal(code, 1);
-            assert.match(stderr.trim(), /^Invalid input: the INPUT environment variable must hold a JSON object$/);
-        } finally {
-            await rm(dir, { recursive: true, force: true });
-        }
+        const { code, stderr } = await runMainOnTempStorage({ INPUT: 'not json' });
+        assert.equal(code, 1);
+        assert.match(stderr.trim(), /^Invalid input: the INPUT environment variable must hold a JSON object$/);
     });
 
     it('reads INPUT.json from the key-value store and lets the INPUT variable override its fields', async () => {

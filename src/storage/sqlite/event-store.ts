@@ -2,12 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
-import type { EventStore, OutboxItem, StoreStats } from '../event-store.js';
+import type { EventStore, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { LogEntry, NewEvent, StoredBody } from '../types.js';
 import { QueryPool } from './query-pool.js';
 import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
-import { prepareReader, type SyncMode } from './schema.js';
+import { prepareReader } from './schema.js';
 import { WorkerWriter } from './writer.js';
 
 /** Options of the SQLite store. */
@@ -53,8 +53,11 @@ export class SqliteEventStore implements EventStore {
     static async open(options: SqliteStoreOptions): Promise<SqliteEventStore> {
         mkdirSync(dirname(options.file), { recursive: true });
         const writer = new WorkerWriter(options.file, options.sync);
-        await writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() });
-        const { durability = 'other' } = await writer.request({ op: 'describe' });
+        // Sent in the same turn, the two are committed together.
+        const [, { durability = 'other' }] = await Promise.all([
+            writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() }),
+            writer.request({ op: 'describe' }),
+        ]);
         return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2, durability);
     }
 

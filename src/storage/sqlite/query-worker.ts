@@ -59,12 +59,7 @@ function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
     }
     const { query } = request;
     // Buffers lose their prototype in transit; restore them for the IP filter.
-    for (const f of query.filters) {
-        if (f.kind === 'ip') {
-            f.lo = Buffer.from(f.lo);
-            f.hi = Buffer.from(f.hi);
-        }
-    }
+    for (const f of query.filters) if (f.kind === 'ip') restoreBuffers(f);
     const planned = planLogsQuery(db, query, request.split ? { ...config, deferCountFrom: config.splitFrom } : config);
     if ('page' in planned) return planned;
     const { pass } = planned;

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { SyncMode } from '../event-store.js';
 
 /** Meta key of the dataset sink's position, committed with the export watermark. */
 export const SINK_POSITION_KEY = 'dataset_position';
@@ -51,14 +52,6 @@ CREATE TABLE IF NOT EXISTS bodies (
 CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
-
-/**
- * How a commit is made durable. `full`: every commit (one per group) is fsynced before its senders
- * are answered, so an answered event survives SIGKILL and power loss. `normal`: the commit is in the
- * WAL file but not fsynced until the next checkpoint; it survives a crash of the process, not of the
- * machine. The fsync is ~15% of ingest throughput on a VM disk (bench/README.md).
- */
-export type SyncMode = 'full' | 'normal';
 
 /** Opens the schema on the single writer connection: WAL, the commit durability, tables and indexes. */
 export function prepareWriter(db: Database, sync: SyncMode = 'full'): void {

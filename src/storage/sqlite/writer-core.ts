@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordId, recordParams, type EventRecord } from './rows.js';
-import { prepareWriter, SINK_POSITION_KEY, syncModeOf, type SyncMode } from './schema.js';
+import type { SyncMode } from '../event-store.js';
+import { prepareWriter, SINK_POSITION_KEY, syncModeOf } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */

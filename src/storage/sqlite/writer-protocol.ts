@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { EventRecord } from './rows.js';
-import type { SyncMode } from './schema.js';
+import type { SyncMode } from '../event-store.js';
 
 /** Messages from the main thread to the writer worker. */
 export type WriterRequest =

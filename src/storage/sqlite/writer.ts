@@ -1,8 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../../lib/worker-url.js';
+import type { SyncMode } from '../event-store.js';
 import type { NewEvent } from '../types.js';
 import { encodeEvent, type EventRecord } from './rows.js';
-import type { SyncMode } from './schema.js';
 import type { WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
 type Pending = { resolve: (reply: WriterReply) => void; reject: (error: Error) => void };
