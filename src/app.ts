@@ -1,93 +1,83 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { AppError } from './errors.js';
-import { createAuthCheck } from './http/auth.js';
-import { clientIp } from './http/client-ip.js';
-import { RateLimiter, setRateHeaders } from './http/rate-limit.js';
-import { sendError } from './http/respond.js';
-import { Router, type Handler, type RequestContext } from './http/router.js';
+import express from 'express';
 import type { AppDeps } from './deps.js';
+import { AppError } from './errors.js';
+import { clientIp } from './http/client-ip.js';
+import { bindContext, splitUrl, type RequestContext } from './http/context.js';
+import { createGuards, errorMiddleware, notFound } from './http/middleware.js';
+import { sendError } from './http/respond.js';
 import { createIngestHandler } from './ingest/handler.js';
 import { buildSteps } from './ingest/steps.js';
-import { dashboardRoute } from './routes/dashboard.js';
-import { infoRoute } from './routes/info.js';
-import { logDetailRoute, logsRoute } from './routes/logs.js';
-import { metricsRoute } from './routes/metrics.js';
-import { openapiRoute } from './routes/openapi.js';
-import { payloadRoute } from './routes/payload.js';
-import { healthRoute, readyRoute } from './routes/probes.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { infoRoutes } from './routes/info.js';
+import { logsRoutes } from './routes/logs.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { openapiRoutes } from './routes/openapi.js';
+import { payloadRoutes } from './routes/payload.js';
+import { probeRoutes } from './routes/probes.js';
+import { replayRoutes } from './routes/replay.js';
 
 const PLATFORM_PROBE = 'x-apify-container-server-readiness-probe';
+const WEBHOOK_PREFIX = '/webhook/';
 
-/** Mounts every route and the one error mapping; returns the request listener. */
+/** The Express app of the management API: route families, then 404, then the one error mapping. */
+export function createManagementApp(deps: AppDeps): express.Express {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.set('case sensitive routing', true);
+    const guards = createGuards({ rateLimitPerMinute: deps.config.input.rateLimitPerMinute, authKey: deps.config.input.authKey, clock: deps.clock });
+    app.use(dashboardRoutes(guards));
+    app.use(infoRoutes(deps, guards));
+    app.use(logsRoutes(deps, guards));
+    app.use(payloadRoutes(deps, guards));
+    app.use(metricsRoutes(deps, guards));
+    app.use(openapiRoutes(guards));
+    app.use(probeRoutes(deps, guards));
+    app.use(replayRoutes(deps, guards));
+    app.use(notFound);
+    app.use(errorMiddleware(deps.log));
+    return app;
+}
+
+/**
+ * The one request listener. Capture stays a raw node:http handler (Express's per-request cost would
+ * cut ingest throughput by more than half); every other path goes to the Express app.
+ */
 export function createApp(deps: AppDeps): RequestListener {
-    const limiter = new RateLimiter(deps.config.input.rateLimitPerMinute, 60_000, deps.clock);
-    const authCheck = createAuthCheck(deps.config.input.authKey);
-
-    // Management and probe routes: per-IP limit first, then (unless a probe) the key. Ingest and
-    // error answers carry X-Request-Id in their own header set (one merge less on the hot path).
-    const limited = (handler: Handler): Handler => (req, res, ctx) => {
-        res.setHeader('X-Request-Id', ctx.requestId);
-        const decision = limiter.hit(ctx.clientIp);
-        if (limiter.enabled) setRateHeaders(res, decision);
-        if (!decision.allowed) {
-            throw new AppError(429, `Max ${decision.limit} requests per 60s`, {}, { 'Retry-After': String(decision.retryAfter) });
-        }
-        return handler(req, res, ctx);
-    };
-    const guarded = (handler: Handler): Handler => limited((req, res, ctx) => {
-        authCheck(req, ctx.search);
-        return handler(req, res, ctx);
-    });
-
     const ingest = createIngestHandler(deps, buildSteps(deps));
-    const router = new Router()
-        .add('ANY', '/webhook/:id', ingest)
-        .add('ANY', '/webhook/:id/*', ingest)
-        .add(['GET', 'HEAD'], '/', guarded(dashboardRoute(deps)))
-        .add(['GET'], '/info', guarded(infoRoute(deps)))
-        .add(['GET'], '/logs', guarded(logsRoute(deps)))
-        .add(['GET'], '/logs/:logId', guarded(logDetailRoute(deps)))
-        .add(['GET'], '/logs/:logId/payload', guarded(payloadRoute(deps)))
-        .add(['GET'], '/system/metrics', guarded(metricsRoute(deps)))
-        .add(['GET'], '/openapi.json', guarded(openapiRoute(deps)))
-        .add(['GET'], '/health', limited(healthRoute(deps)))
-        .add(['GET'], '/ready', limited(readyRoute(deps)));
-
+    const management = createManagementApp(deps);
     return (req: IncomingMessage, res: ServerResponse) => {
         const requestId = deps.ids.requestId();
         // While shutting down, no connection is kept alive past its current answer.
         if (!deps.readiness.accepting) res.shouldKeepAlive = false;
-        const url = req.url ?? '/';
-        const q = url.indexOf('?');
-        const pathname = q === -1 ? url : url.slice(0, q);
+        const { pathname, query } = splitUrl(req);
         if (pathname === '/' && req.headers[PLATFORM_PROBE] !== undefined) {
             res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
             return;
         }
-        const ctx: RequestContext = {
-            requestId,
-            pathname,
-            search: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
-            params: {},
-            clientIp: clientIp(req, deps.config.env.trustProxyHops),
-        };
-        const found = router.match(req.method ?? 'GET', pathname);
-        if (!found) return sendError(res, new AppError(404, `No route for ${req.method} ${pathname}`), requestId);
-        if ('allowed' in found) {
-            return sendError(res, new AppError(405, `Method ${req.method} is not allowed on ${pathname}`, { allowed: found.allowed }, { Allow: found.allowed.join(', ') }), requestId);
+        const ctx: RequestContext = { requestId, pathname, search: new URLSearchParams(query), clientIp: clientIp(req, deps.config.env.trustProxyHops) };
+        if (pathname.startsWith(WEBHOOK_PREFIX)) {
+            const webhookId = webhookIdOf(pathname);
+            if (webhookId === undefined) return sendError(res, new AppError(404, `No route for ${req.method} ${pathname}`), requestId);
+            ingest(req, res, ctx, webhookId).catch((error: unknown) => {
+                if (!(error instanceof AppError)) deps.log.error('request failed', { requestId, error: error instanceof Error ? error.stack : String(error) });
+                sendError(res, error, requestId);
+            });
+            return;
         }
-        ctx.params = found.params;
-        try {
-            const pending = found.handler(req, res, ctx);
-            if (pending) pending.catch((error: unknown) => fail(deps, res, error, requestId));
-        } catch (error) {
-            fail(deps, res, error, requestId);
-        }
+        bindContext(res, ctx);
+        management(req, res);
     };
 }
 
-function fail(deps: AppDeps, res: ServerResponse, error: unknown, requestId: string): void {
-    if (!(error instanceof AppError)) deps.log.error('request failed', { requestId, error: error instanceof Error ? error.stack : String(error) });
-    sendError(res, error, requestId);
+/** The `:id` of `/webhook/:id[/any/sub/path]`, decoded; undefined when absent or badly escaped. */
+function webhookIdOf(pathname: string): string | undefined {
+    const segment = pathname.slice(WEBHOOK_PREFIX.length).split('/').find(Boolean);
+    if (segment === undefined) return undefined;
+    try {
+        return decodeURIComponent(segment);
+    } catch {
+        return undefined;
+    }
 }
-

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.js';
-import type { Handler } from '../http/router.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../http/context.js';
 import { sendError } from '../http/respond.js';
 import type { IngestContext, IngestDeps, Step } from './context.js';
 import { runSteps } from './pipeline.js';
@@ -10,9 +11,12 @@ import { ClientAbortedError } from './steps/read-body.js';
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/** Captures one request sent to `/webhook/:id`. */
+export type IngestHandler = (req: IncomingMessage, res: ServerResponse, rctx: RequestContext, webhookId: string) => Promise<void>;
+
 /** The handler of ANY /webhook/:id: runs the steps, stores the event durably, then answers. */
-export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): Handler {
-    return async (req, res, rctx) => {
+export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): IngestHandler {
+    return async (req, res, rctx, webhookId) => {
         const ctx: IngestContext = {
             req,
             res,
@@ -21,7 +25,7 @@ export function createIngestHandler(deps: IngestDeps, steps: readonly Step[]): H
             logId: deps.ids.logId(),
             startedAt: deps.clock.monotonic(),
             receivedAt: deps.clock.now(),
-            webhookId: rctx.params.id ?? '',
+            webhookId,
             search: rctx.search,
             clientIp: rctx.clientIp,
             capturing: false,

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import { sendJson } from '../http/respond.js';
-import type { Handler } from '../http/router.js';
+import { Router, type Request, type Response } from 'express';
+import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
 /** Names of the features the current configuration turns on. */
 export function enabledFeatures(deps: AppDeps): string[] {
@@ -18,9 +19,15 @@ export function enabledFeatures(deps: AppDeps): string[] {
 }
 
 /** GET /info: version, system state, features and absolute endpoint URLs. */
-export function infoRoute(deps: AppDeps): Handler {
-    return (_req, res) => {
-                const base = deps.baseUrl();
+export function infoRoutes(deps: AppDeps, mw: RouteGuards): Router {
+    const router = Router();
+    router.route('/info').get(...mw.guarded, infoHandler(deps)).all(methodNotAllowed);
+    return router;
+}
+
+function infoHandler(deps: AppDeps) {
+    return (_req: Request, res: Response): void => {
+        const base = deps.baseUrl();
         const active = deps.webhooks.active().map((w) => ({ id: w.id, expiresAt: w.expiresAt }));
         sendJson(res, 200, {
             version: deps.version,

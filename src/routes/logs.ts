@@ -2,15 +2,29 @@ import type { AppDeps } from '../deps.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { encodeCursor } from '../http/logs-query/cursor.js';
 import { parseLogsRequest } from '../http/parse-logs-query.js';
+import { Router, type Request, type Response } from 'express';
+import { ctxOf } from '../http/context.js';
+import { sendHar, takeFormat } from '../http/har.js';
+import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
-import type { Handler } from '../http/router.js';
 import type { LogEntry } from '../storage/types.js';
 
+/** GET /logs and GET /logs/:logId. */
+export function logsRoutes(deps: AppDeps, mw: RouteGuards): Router {
+    const router = Router();
+    router.route('/logs').get(...mw.guarded, listHandler(deps)).all(methodNotAllowed);
+    router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).all(methodNotAllowed);
+    return router;
+}
+
 /** GET /logs: filtered, sorted summaries, paginated by offset (with a total) or by keyset cursor. */
-export function logsRoute(deps: AppDeps): Handler {
-    return async (_req, res, ctx) => {
+function listHandler(deps: AppDeps) {
+    return async (_req: Request, res: Response): Promise<void> => {
+        const ctx = ctxOf(res);
         const base = deps.baseUrl();
-        const { query, echo } = parseLogsRequest(ctx.search);
+        const { format, search } = takeFormat(ctx.search);
+        if (format === 'har') return sendHar(deps, res, search);
+        const { query, echo } = parseLogsRequest(search);
         const page = await deps.store.query(query);
         const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));
         // The next page repeats every parameter as given, with only offset or cursor moved on.
@@ -46,9 +60,10 @@ export function visibleEntryWebhook(deps: AppDeps, logId: string): string {
 }
 
 /** GET /logs/:logId: one full entry, optionally sparse with `fields=a,b`. */
-export function logDetailRoute(deps: AppDeps): Handler {
-    return (_req, res, ctx) => {
-        const logId = ctx.params.logId ?? '';
+function detailHandler(deps: AppDeps) {
+    return (req: Request<{ logId: string }>, res: Response): void => {
+        const ctx = ctxOf(res);
+        const logId = req.params.logId;
         visibleEntryWebhook(deps, logId);
         const entry = deps.store.getEntry(logId);
         const fields = ctx.search.get('fields');

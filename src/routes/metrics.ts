@@ -1,10 +1,17 @@
 import type { AppDeps } from '../deps.js';
 import { sendJson } from '../http/respond.js';
-import type { Handler } from '../http/router.js';
+import { Router, type Request, type Response } from 'express';
+import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
 /** GET /system/metrics: storage, export (sync) and ingest figures. */
-export function metricsRoute(deps: AppDeps): Handler {
-    return (_req, res) => {
+export function metricsRoutes(deps: AppDeps, mw: RouteGuards): Router {
+    const router = Router();
+    router.route('/system/metrics').get(...mw.guarded, metricsHandler(deps)).all(methodNotAllowed);
+    return router;
+}
+
+function metricsHandler(deps: AppDeps) {
+    return (_req: Request, res: Response): void => {
         const stats = deps.store.stats();
         const m = deps.metrics;
         sendJson(res, 200, {

@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from '../deps.js';
-import type { Handler } from '../http/router.js';
+import { Router, type Request, type Response } from 'express';
+import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 import type { BodyKind } from '../storage/types.js';
 import { visibleEntryWebhook } from './logs.js';
 
@@ -16,9 +17,15 @@ const FALLBACK_TYPE: Record<BodyKind, string> = {
  * GET /logs/:logId/payload: the body exactly as stored, with the captured Content-Type.
  * Captured content is attacker-controlled, so it is served sandboxed and never sniffed.
  */
-export function payloadRoute(deps: AppDeps): Handler {
-    return async (_req, res, ctx) => {
-        const logId = ctx.params.logId ?? '';
+export function payloadRoutes(deps: AppDeps, mw: RouteGuards): Router {
+    const router = Router();
+    router.route('/logs/:logId/payload').get(...mw.guarded, payloadHandler(deps)).all(methodNotAllowed);
+    return router;
+}
+
+function payloadHandler(deps: AppDeps) {
+    return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
+        const logId = req.params.logId;
         visibleEntryWebhook(deps, logId);
         const body = deps.store.getBody(logId);
         const headers = {

@@ -1,12 +1,21 @@
 import type { AppDeps } from '../deps.js';
 import { sendJson } from '../http/respond.js';
-import type { Handler } from '../http/router.js';
+import { Router, type Request, type Response } from 'express';
+import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
 const mb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
 
+/** GET /health and GET /ready: never protected, rate-limited. */
+export function probeRoutes(deps: AppDeps, mw: RouteGuards): Router {
+    const router = Router();
+    router.route('/health').get(...mw.limited, healthHandler(deps)).all(methodNotAllowed);
+    router.route('/ready').get(...mw.limited, readyHandler(deps)).all(methodNotAllowed);
+    return router;
+}
+
 /** GET /health: liveness, always 200 while the process serves. */
-export function healthRoute(deps: AppDeps): Handler {
-    return (_req, res) => {
+function healthHandler(deps: AppDeps) {
+    return (_req: Request, res: Response): void => {
         const m = process.memoryUsage();
         sendJson(res, 200, {
             status: 'healthy',
@@ -20,8 +29,8 @@ export function healthRoute(deps: AppDeps): Handler {
 type Check = { status: 'ok' | 'error'; message?: string };
 
 /** GET /ready: 200 when storage and webhooks work and the service accepts traffic, else 503. */
-export function readyRoute(deps: AppDeps): Handler {
-    return (_req, res) => {
+function readyHandler(deps: AppDeps) {
+    return (_req: Request, res: Response): void => {
         const catchUp = deps.readiness.catchUp;
         const database: Check = deps.store.healthy() ? { status: 'ok' } : { status: 'error', message: 'storage is not writable' };
         if (database.status === 'ok' && catchUp && !catchUp.done) database.message = `restoring events from the dataset: ${catchUp.imported} so far`;

@@ -1,0 +1,81 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { clientRateKey } from '../lib/ip.js';
+import type { Logger } from '../lib/log.js';
+import { createAuthCheck } from './auth.js';
+import { ctxOf } from './context.js';
+import { RateLimiter, setRateHeaders } from './rate-limit.js';
+import { sendError } from './respond.js';
+
+/** The middleware chains a route family puts in front of its handlers. */
+export interface RouteGuards {
+    /** Per-IP rate limit, then the authKey check: every protected route. */
+    guarded: RequestHandler[];
+    /** Per-IP rate limit only: the probes. */
+    limited: RequestHandler[];
+}
+
+/** The per-client-IP limit of management and probe routes, built once. */
+export function createRateLimit(limit: number, clock: Clock): RequestHandler {
+    const limiter = new RateLimiter(limit, 60_000, clock);
+    return (_req, res, next) => {
+        const ctx = ctxOf(res);
+        res.setHeader('X-Request-Id', ctx.requestId);
+        // IPv6 clients count by their /64 (see clientRateKey).
+        const decision = limiter.hit(clientRateKey(ctx.clientIp));
+        if (limiter.enabled) setRateHeaders(res, decision);
+        if (!decision.allowed) {
+            throw new AppError(429, `Max ${decision.limit} requests per 60s`, {}, { 'Retry-After': String(decision.retryAfter) });
+        }
+        next();
+    };
+}
+
+/** The authKey check (Bearer header or `?key=`), built once. */
+export function createAuth(authKey: string | undefined): RequestHandler {
+    const check = createAuthCheck(authKey);
+    return (req, res, next) => {
+        check(req, ctxOf(res).search);
+        next();
+    };
+}
+
+/** Both chains, sharing one limiter so a client's count covers every route. */
+export function createGuards(options: { rateLimitPerMinute: number; authKey: string | undefined; clock: Clock }): RouteGuards {
+    const limit = createRateLimit(options.rateLimitPerMinute, options.clock);
+    return { guarded: [limit, createAuth(options.authKey)], limited: [limit] };
+}
+
+/** Ends a route's chain: any method the route does not register gets 405 with an `Allow` header. */
+export const methodNotAllowed: RequestHandler = (req: Request) => {
+    const allowed = Object.keys((req.route as { methods?: Record<string, boolean> } | undefined)?.methods ?? {})
+        .filter((m) => m !== '_all')
+        .map((m) => m.toUpperCase());
+    throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOfPath(req)}`, { allowed }, { Allow: allowed.join(', ') });
+};
+
+const ctxOfPath = (req: Request): string => ctxOf(req.res!).pathname;
+
+/** The app's last handler: no route matched. */
+export const notFound: RequestHandler = (req, res) => {
+    throw new AppError(404, `No route for ${req.method} ${ctxOf(res).pathname}`);
+};
+
+/** The one error middleware: every error of the management API goes through the shared mapping. */
+export function errorMiddleware(log: Logger): ErrorRequestHandler {
+    return (error: unknown, _req, res, _next) => {
+        const requestId = ctxOf(res).requestId;
+        const mapped = fromHttpError(error);
+        if (!(mapped instanceof AppError)) log.error('request failed', { requestId, error: mapped instanceof Error ? mapped.stack : String(mapped) });
+        sendError(res, mapped, requestId);
+    };
+}
+
+/** Errors raised by Express itself (a malformed %-escape in a path parameter) carry a 4xx `status`. */
+function fromHttpError(error: unknown): unknown {
+    if (error instanceof AppError || !(error instanceof Error)) return error;
+    const status = (error as Error & { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return new AppError(status, status === 400 ? 'Malformed request path' : error.message);
+    return error;
+}
