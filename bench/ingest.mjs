@@ -7,23 +7,11 @@
 // run, every 2xx must be durable: storage.eventsStored from /system/metrics must be ≥ the 2xx count.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BODY } from './lib/payload.mjs';
-import { ensureBuilt, firstWebhook, freshDir, median, removeDir, root, startService, table, waitFor } from './lib/service.mjs';
+import { ensureBuilt, firstWebhook, freshDir, median, removeDir, root, startService, table, waitFor, loadArgs } from './lib/service.mjs';
 
-const { values: args } = parseArgs({
-    options: {
-        rounds: { type: 'string', default: '3' },
-        duration: { type: 'string', default: '10' },
-        connections: { type: 'string', default: '50' },
-        warmup: { type: 'string', default: '2' },
-    },
-});
-const ROUNDS = Number(args.rounds);
-const DURATION = Number(args.duration);
-const CONNECTIONS = Number(args.connections);
-const WARMUP = Number(args.warmup);
+const { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, warmup: WARMUP } = loadArgs();
 const TARGET_RATIO = 0.25;
 const TARGET_P99_MS = 25;
 

@@ -53,7 +53,10 @@ const staleReason = () => {
 };
 
 const reason = staleReason();
-if (reason === undefined) process.exit(0);
+if (reason === undefined) {
+    buildDashboard();
+    process.exit(0);
+}
 
 console.log(`[build] Building with tsc -p tsconfig.build.json (${reason})...`);
 
@@ -82,4 +85,26 @@ if (failed) {
 if (!existsSync(target)) {
     console.error(`[build] tsc finished but ${rel(target)} was not produced.`);
     process.exit(1);
+}
+
+buildDashboard();
+
+/** Builds the dashboard (web/ → public/) when public/index.html is missing or older than a file under web/. */
+function buildDashboard() {
+    const page = join(root, 'public', 'index.html');
+    const built = mtimeOf(page);
+    const newer = built === undefined ? undefined : findNewer(join(root, 'web'), built);
+    if (built !== undefined && newer === undefined) return;
+    const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+    if (!existsSync(vite)) {
+        // A production image ships public/ already built and has no vite.
+        if (built === undefined) console.error('[build] The dashboard is not built and vite is not installed: run `npm install`.');
+        return;
+    }
+    console.log(`[build] Building the dashboard (${built === undefined ? 'public/index.html is missing' : `${rel(newer)} changed`})...`);
+    const web = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit', shell: false });
+    if (web.error !== undefined || web.status !== 0) {
+        console.error('[build] The dashboard build failed.');
+        process.exit(typeof web.status === 'number' && web.status !== 0 ? web.status : 1);
+    }
 }

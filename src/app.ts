@@ -16,6 +16,7 @@ import { openapiRoutes } from './routes/openapi.js';
 import { payloadRoutes } from './routes/payload.js';
 import { probeRoutes } from './routes/probes.js';
 import { replayRoutes } from './routes/replay.js';
+import { streamRoutes } from './routes/stream.js';
 
 const PLATFORM_PROBE = 'x-apify-container-server-readiness-probe';
 const WEBHOOK_PREFIX = '/webhook/';
@@ -35,6 +36,7 @@ export function createManagementApp(deps: AppDeps): express.Express {
     app.use(openapiRoutes(guards));
     app.use(probeRoutes(deps, guards));
     app.use(replayRoutes(deps, guards));
+    app.use(streamRoutes(deps, guards));
     app.use(notFound);
     app.use(errorMiddleware(deps.log));
     return app;

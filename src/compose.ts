@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import { join, resolve } from 'node:path';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { Actor, Configuration, KeyValueStore } from 'apify';
-import { makeConfig, parseInput, readEnv, unknownInputFields, type Config } from './config/index.js';
+import { makeConfig, parseInput, readEnv, unknownInputFields, type ConfigOverrides } from './config/index.js';
 import type { AppDeps, Readiness } from './deps.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './app.js';
@@ -13,21 +14,22 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
 import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
+import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
+import { urlProblem } from './delivery/ssrf-guard.js';
 import { KvBlobStore } from './storage/apify/kv-blob-store.js';
 import { DatasetExporter, EXPORT_BATCH } from './storage/apify/dataset-export.js';
 import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
+import { MirroredDatasetSink } from './storage/apify/mirrored-dataset-sink.js';
 import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
-import { FileBlobStore } from './storage/blob/file-blob-store.js';
+import { openLocalPayloads } from './storage/blob/local-payloads.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { SqliteEventStore } from './storage/sqlite/event-store.js';
+import type { QueryPoolOptions } from './storage/sqlite/query-pool.js';
 import { SINK_POSITION_KEY } from './storage/sqlite/schema.js';
 import { WebhookManager } from './webhooks/manager.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-
-/** Input fields whose features (signatures, scripts, forwarding) are not built yet. */
-const PENDING_FIELDS = ['signatureVerification', 'signatureVerificationSecret', 'customScript', 'forwardUrl'] as const;
 
 /** How to start the service; everything is optional and defaults to the real thing. */
 export interface StartOptions {
@@ -41,9 +43,13 @@ export interface StartOptions {
     ids?: IdGenerator;
     log?: Logger;
     /** Test hooks for thresholds that are otherwise fixed. */
-    overrides?: Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute'>>;
+    overrides?: ConfigOverrides;
     /** Query workers (default 2). */
     queryWorkers?: number;
+    /** Bounds of the query pool (queue, time limit); tests shorten them. */
+    queryPool?: QueryPoolOptions;
+    /** Live-feed limits (heartbeat interval, client cap, buffer); the spec's values unless set. */
+    live?: Partial<LiveOptions>;
     /** How often expired webhooks are cleaned up, ms. */
     cleanupIntervalMs?: number;
 }
@@ -56,6 +62,8 @@ export interface Service {
     url: string;
     /** Graceful stop: stop accepting, finish in-flight requests, flush the outbox, close storage. */
     stop(options?: { drainMs?: number }): Promise<void>;
+    /** The container is going away soon (platform `migrating`): keep capturing, export without pacing. */
+    hurryExport(): void;
 }
 
 interface ActorStorage {
@@ -63,21 +71,36 @@ interface ActorStorage {
     readInput(): Promise<unknown>;
     /** The dataset; locally it resumes at the position committed with the export watermark. */
     openDataset(committedPosition: string | undefined): Promise<DatasetSink>;
+    /** Where offloaded payloads go. */
+    blobs: BlobStore;
 }
 
 /**
  * The actor's default key-value store and dataset. On the platform they come from the initialized
  * SDK; locally from our storage folder, never purged, so data survives restarts.
  */
-async function openActorStorage(onPlatform: boolean, storageDir: string, log: Logger): Promise<ActorStorage> {
+async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger): Promise<ActorStorage> {
     if (onPlatform) {
-        return { kvs: await Actor.openKeyValueStore(), readInput: () => Actor.getInput(), openDataset: async () => new ApifyDatasetSink(await Actor.openDataset()) };
+        // Named storages outlive the run: a URL handed out by one Standby run keeps working in the next,
+        // and a new run (or a fresh container after a migration) restores its history from them.
+        const name = platformStorageName(scope);
+        const kvs = await Actor.openKeyValueStore(name);
+        const openDataset = async (): Promise<DatasetSink> => new MirroredDatasetSink(new ApifyDatasetSink(await Actor.openDataset(name)), new ApifyDatasetSink(await Actor.openDataset()));
+        const raw = { open: async (key: string) => (await Actor.apifyClient.keyValueStore(kvs.id).getRecord(key, { stream: true }))?.value as Readable | undefined };
+        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool')) };
     }
+    // Before the default store opens: its local client reads every file in it (see local-payloads.ts).
+    const blobs = await openLocalPayloads(storageDir, log);
     const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
     const kvs = await KeyValueStore.open(undefined, { config });
     const openDataset = async (position: string | undefined): Promise<DatasetSink> =>
         new LocalDatasetSink(join(storageDir, 'datasets', 'default'), position === undefined ? undefined : Number(position), EXPORT_BATCH, (file) => log.warn('skipping an unreadable dataset item', { file }));
-    return { kvs, readInput: () => kvs.getValue('INPUT'), openDataset };
+    return { kvs, readInput: () => kvs.getValue('INPUT'), openDataset, blobs };
+}
+
+/** The name of the actor's (or task's) shared storages: DNS-safe, as the platform requires. */
+export function platformStorageName(scope: string): string {
+    return `webhook-debugger-${scope}`.replace(/[^a-zA-Z0-9-]+/g, '-').slice(0, 63).replace(/-+$/, '');
 }
 
 async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {
@@ -99,33 +122,36 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const log = options.log ?? consoleLogger;
     const clock = options.clock ?? systemClock;
     const storageDir = resolve(env.storageDir);
-    const actorStorage = await openActorStorage(env.onPlatform, storageDir, log);
+    const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log);
     const { kvs } = actorStorage;
     const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
     if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
     const config = makeConfig(parseInput(rawInput), env, options.overrides);
-    const pending = PENDING_FIELDS.filter((field) => config.input[field] !== undefined);
-    if (pending.length) log.warn(`Input fields accepted but not active in this release: ${pending.join(', ')}`);
+    const forwardProblem = config.input.forwardUrl === undefined ? undefined : urlProblem(config.input.forwardUrl);
+    if (forwardProblem !== undefined) throw new ConfigError(`Invalid input field "forwardUrl": ${forwardProblem}`);
 
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
     const freshDatabase = !existsSync(dbFile);
-    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync });
+    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
     const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
-    const blobs: BlobStore = env.onPlatform ? new KvBlobStore(kvs, join(storageDir, 'payload-spool')) : new FileBlobStore(join(storageDir, 'key_value_stores', 'default'));
+    const { blobs } = actorStorage;
     const webhooks = new WebhookManager(new KvWebhookRegistry(kvs), clock, options.ids ?? randomIds);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);
 
     let listeningPort = env.port;
     const metrics = new Metrics();
     const readiness: Readiness = { accepting: false };
+    const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
+    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, ...options.live });
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
         version: pkg.version,
-        publish: () => undefined,
-        baseUrl: () => env.publicBaseUrl ?? `http://localhost:${listeningPort}`,
+        publish: (event) => live.publish(event),
+        baseUrl,
+        live,
     };
-    const exporter = new DatasetExporter(dataset, store, metrics, log);
+    const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
     exporter.start(1000);
     if (freshDatabase || (store.getMeta('restore_offset') !== undefined && store.getMeta('restore_done') === undefined)) {
         void restoreFromDataset(dataset, store, readiness, log);
@@ -133,7 +159,10 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const cleanup = setInterval(() => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })), options.cleanupIntervalMs ?? 60_000);
     cleanup.unref();
 
-    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, createApp(deps));
+    // Slow senders are bounded (see SlowSenderTimeouts): the headers, the whole request, and, in the
+    // ingest body reader, every pause. The check runs every second rather than Node's 30 s.
+    const { headersMs, requestMs, checkIntervalMs } = config.timeouts;
+    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs }, createApp(deps));
     server.on('clientError', answerClientError);
     await new Promise<void>((resolveListen, reject) => {
         server.once('error', reject);
@@ -147,6 +176,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const stop = (opts: { drainMs?: number } = {}): Promise<void> => {
         stopping ??= (async () => {
             readiness.accepting = false;
+            // Open event streams would hold the listener open until the drain deadline.
+            live.close();
             clearInterval(cleanup);
             const closed = new Promise<void>((r) => server.close(() => r()));
             // In-flight answers now carry Connection: close (see app.ts); keep-alive connections
@@ -164,5 +195,5 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         })();
         return stopping;
     };
-    return { server, deps, url: `http://127.0.0.1:${port}`, stop };
+    return { server, deps, url: `http://127.0.0.1:${port}`, stop, hurryExport: () => exporter.hurry() };
 }

@@ -1,4 +1,5 @@
 import type { IngestDeps } from './ingest/context.js';
+import type { LiveHub } from './live/hub.js';
 
 /** Readiness of the parts /ready reports on. */
 export interface Readiness {
@@ -14,4 +15,6 @@ export interface AppDeps extends IngestDeps {
     version: string;
     /** The public base URL (known once the server listens). */
     baseUrl(): string;
+    /** The live feed of GET /log-stream; `publish` feeds it. */
+    live: LiveHub;
 }

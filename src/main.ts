@@ -49,9 +49,27 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
     if (env.onPlatform) {
-        Actor.on('migrating', () => shutdown('migrating'));
+        // Migrating: the run moves to a new container within timeRemainingSecs. Senders keep being
+        // answered and the export stops pacing, so the dataset holds what was acknowledged; we stop
+        // ourselves early enough for the final flush to finish before the platform's stop.
+        Actor.on('migrating', (data: unknown) => {
+            log.info('Platform migration announced: capture goes on, the export flushes without pacing');
+            service.hurryExport();
+            const stopAt = migrationStopDelayMs(data);
+            if (stopAt !== undefined) setTimeout(() => shutdown('migrating'), stopAt).unref();
+        });
         Actor.on('aborting', () => shutdown('aborting'));
     }
+}
+
+/** Time kept back from a migration's notice for the final flush and close. */
+const MIGRATION_STOP_RESERVE_MS = 5_000;
+
+/** When to stop after a `migrating` event: its timeRemainingSecs minus the reserve; undefined waits for SIGTERM. */
+function migrationStopDelayMs(data: unknown): number | undefined {
+    const secs = data && typeof data === 'object' ? (data as { timeRemainingSecs?: unknown }).timeRemainingSecs : undefined;
+    if (typeof secs !== 'number' || !Number.isFinite(secs)) return undefined;
+    return Math.max(0, secs * 1000 - MIGRATION_STOP_RESERVE_MS);
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -118,4 +119,11 @@ export function median(values) {
 export function table(header, rows) {
     const line = (cells) => `| ${cells.join(' | ')} |`;
     return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The load options the ingest-style benches share: `--rounds`, `--duration`, `--connections`, `--warmup`, as numbers. */
+export function loadArgs(defaults = {}) {
+    const d = { rounds: 3, duration: 10, connections: 50, warmup: 2, ...defaults };
+    const { values } = parseArgs({ options: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, { type: 'string', default: String(v) }])) });
+    return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Number(v)]));
 }

@@ -14,11 +14,32 @@ export interface Config {
     readonly offloadThreshold: number;
     /** Ingest ceiling per webhook per minute. */
     readonly ingestLimitPerMinute: number;
+    /** Bounds on slow senders. */
+    readonly timeouts: Readonly<SlowSenderTimeouts>;
 }
 
+/** How long a slow sender (slowloris) may hold a connection, in ms; tests shorten them. */
+export interface SlowSenderTimeouts {
+    /** The whole header block (node:http `headersTimeout`); a fresh connection that sends nothing counts too. */
+    headersMs: number;
+    /** The whole request, body included (node:http `requestTimeout`): 100 MB needs at least ~175 KB/s. */
+    requestMs: number;
+    /** The longest pause between two pieces of an ingest body before it is cut with 408. */
+    bodyIdleMs: number;
+    /** How often node:http enforces the first two (`connectionsCheckingInterval`). */
+    checkIntervalMs: number;
+}
+
+/** The timeouts in production. */
+export const DEFAULT_TIMEOUTS: Readonly<SlowSenderTimeouts> = Object.freeze({ headersMs: 20_000, requestMs: 600_000, bodyIdleMs: 30_000, checkIntervalMs: 1_000 });
+
+/** Test hooks for values that are otherwise fixed. */
+export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute'>> & { timeouts?: Partial<SlowSenderTimeouts> };
+
 /** Combines validated input and env into the frozen Config. */
-export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute'>> = {}): Config {
+export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: ConfigOverrides = {}): Config {
     return Object.freeze({
+        timeouts: Object.freeze({ ...DEFAULT_TIMEOUTS, ...overrides.timeouts }),
         input,
         env: Object.freeze(env),
         offloadThreshold: overrides.offloadThreshold ?? 5 * 1024 * 1024,

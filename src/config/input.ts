@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError } from '../errors.js';
+import { parseCidr } from '../lib/ip.js';
+import { checkPipelineInput, normalizePipelineInput } from './pipeline.js';
 
 /** Signature verification settings (see DECISIONS.md). */
 export interface SignatureConfig {
@@ -56,6 +58,13 @@ const describe = (e: ErrorObject): string => {
     return `Invalid input field "${field}": ${e.message ?? 'is not valid'}`;
 };
 
+/** Names the first `allowedIps` entry that is not an IP address or CIDR block (before the schema's terser pattern rule). */
+function checkAllowedIps(value: unknown): void {
+    if (!Array.isArray(value)) return;
+    const bad = value.find((entry: unknown) => typeof entry === 'string' && parseCidr(entry) === null) as string | undefined;
+    if (bad !== undefined) throw new ConfigError(`Invalid input field "allowedIps": ${JSON.stringify(bad)} is not an IP address or CIDR block (e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32)`);
+}
+
 /** Validates raw run input against INPUT_SCHEMA.json, applies defaults and freezes the result. */
 export function parseInput(raw: unknown): Readonly<InputConfig> {
     const input: Record<string, unknown> = raw && typeof raw === 'object' && !Array.isArray(raw) ? structuredClone(raw as Record<string, unknown>) : {};
@@ -66,6 +75,8 @@ export function parseInput(raw: unknown): Readonly<InputConfig> {
     for (const key of ['authKey', 'signatureVerificationSecret', 'customScript', 'forwardUrl']) {
         if (input[key] === '' || input[key] === null) delete input[key];
     }
+    checkAllowedIps(input.allowedIps);
+    normalizePipelineInput(input);
     if (!validate(input)) {
         const first = validate.errors?.[0];
         throw new ConfigError(first ? describe(first) : 'Invalid input');
@@ -80,6 +91,7 @@ export function parseInput(raw: unknown): Readonly<InputConfig> {
             throw new ConfigError(`Invalid input field "defaultResponseHeaders.${name}": not a valid HTTP header`);
         }
     }
+    checkPipelineInput(config);
     return Object.freeze(config);
 }
 

@@ -11,9 +11,12 @@ export function createAuthCheck(authKey: string | undefined): (req: IncomingMess
     return (req, search) => {
         const header = req.headers.authorization;
         const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-        const given = bearer ?? search.get('key') ?? undefined;
-        // Comparing digests keeps the comparison constant-time whatever the lengths.
-        if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+        const key = search.get('key') ?? undefined;
+        // Comparing digests keeps the comparison constant-time whatever the lengths. Either place
+        // may hold the key: behind Apify Standby the Authorization header can carry the caller's
+        // Apify token, and the authKey then travels as ?key=.
+        const matches = (given: string | undefined): boolean => given !== undefined && timingSafeEqual(digest(given), expected);
+        if (!matches(bearer) && !matches(key)) {
             throw new AppError(401, 'Missing or invalid authentication key', {}, { 'WWW-Authenticate': 'Bearer' });
         }
     };

@@ -10,8 +10,8 @@ export const MAX_LIMIT = 10_000;
 const MAX_FILTERS = 32;
 const MAX_VALUE_LENGTH = 2048;
 const CONTROL = new Set(['limit', 'offset', 'sort', 'cursor']);
-/** `key` carries the auth key; `_` is a cache buster. Neither is a filter. */
-const PASSIVE = new Set(['key', '_']);
+/** `key` carries the auth key, `token` the Apify token of a Standby caller; `_` is a cache buster. None is a filter. */
+const PASSIVE = new Set(['key', 'token', '_']);
 
 /** A parsed GET /logs request: the query for the store and the raw filters to echo back. */
 export interface ParsedLogsRequest {

@@ -64,6 +64,10 @@ export interface IngestContext {
     /** Headers every answer to this request carries, whatever it is (rate-limit figures). */
     extraHeaders: Record<string, string>;
     signature?: { valid: boolean; provider: string; error?: string };
+    /** What the custom script changed in the stored event (headers, query, extra fields). */
+    scripted?: { headers?: Record<string, unknown>; query?: Record<string, unknown>; extra?: Record<string, unknown> };
+    /** Runs after the event is committed, before the answer goes out (the response delay). */
+    beforeAnswer?: () => Promise<void>;
     /** Facts recorded on the event (rejection reasons, parse errors). */
     meta: Record<string, unknown>;
 }

@@ -65,7 +65,6 @@ async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     }
     deps.metrics.recordIngest(event.statusCode, processingTime);
     deps.publish(event);
-    const delay = deps.config.input.responseDelayMs;
-    if (delay > 0) await deps.clock.sleep(delay);
+    if (ctx.beforeAnswer) await ctx.beforeAnswer();
     sendPrepared(ctx);
 }

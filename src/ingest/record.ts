@@ -1,5 +1,9 @@
 import type { NewEvent } from '../storage/types.js';
-import { jsonBody, type IngestContext } from './context.js';
+import type { IngestContext } from './context.js';
+import { redactBody } from './redact-body.js';
+
+// Other steps (customScript) redact their copies with the same rule.
+export { redactPaths } from './redact-body.js';
 
 const REDACTED = '[REDACTED]';
 const MASKED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key']);
@@ -15,55 +19,43 @@ export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boo
     return out;
 }
 
-/** The query string as JSON; a repeated key becomes an array. `key` is masked when authKey is set. */
+/**
+ * Query parameters that carry a credential: `key` (our authKey, when one is set) and `token`, the
+ * Apify API token a Standby caller may send to the platform, which is never ours to keep.
+ */
+const maskedParam = (name: string, maskKey: boolean): boolean => name === 'token' || (maskKey && name === 'key');
+
+/** The query string as JSON; a repeated key becomes an array. Credential parameters are masked. */
 export function storedQuery(search: URLSearchParams, maskKey: boolean): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
     for (const [name, value] of search) {
-        const v = maskKey && name === 'key' ? REDACTED : value;
+        const v = maskedParam(name, maskKey) ? REDACTED : value;
         const prev = out[name];
         out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     return { ...out };
 }
 
-/** The path form of the request URL, with the auth key masked. */
+/** The path form of the request URL, with credential parameters masked. */
 export function storedUrl(url: string, maskKey: boolean): string {
-    if (!maskKey || !url.includes('key=')) return url;
+    if (!(maskKey && url.includes('key=')) && !url.includes('token=')) return url;
     const q = url.indexOf('?');
+    if (q < 0) return url;
     const params = new URLSearchParams(url.slice(q + 1));
-    if (!params.has('key')) return url;
-    params.set('key', REDACTED);
-    return `${url.slice(0, q)}?${params.toString()}`;
-}
-
-/** Replaces the values at `body.a.b` paths of a JSON value; returns whether anything changed. */
-export function redactPaths(value: unknown, paths: readonly string[]): boolean {
     let changed = false;
-    for (const path of paths) {
-        const keys = path.split('.').slice(1);
-        let node: unknown = value;
-        for (let i = 0; i < keys.length && node !== null && typeof node === 'object'; i++) {
-            const key = keys[i]!;
-            if (!Object.prototype.hasOwnProperty.call(node, key)) break;
-            if (i === keys.length - 1) {
-                (node as Record<string, unknown>)[key] = REDACTED;
-                changed = true;
-            } else node = (node as Record<string, unknown>)[key];
-        }
+    for (const name of new Set(params.keys())) {
+        if (!maskedParam(name, maskKey)) continue;
+        params.set(name, REDACTED);
+        changed = true;
     }
-    return changed;
+    return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
 /** Builds the stored event from a finished context. */
 export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent {
     const { input } = ctx.deps.config;
     const maskKey = input.authKey !== undefined;
-    if (input.redactBodyPaths.length > 0 && ctx.body.kind === 'json' && redactPaths(jsonBody(ctx), input.redactBodyPaths)) {
-        // The redacted form is all that is kept: the secret never reaches storage.
-        ctx.body.raw = Buffer.from(JSON.stringify(jsonBody(ctx)));
-        ctx.body.size = ctx.body.raw.length;
-        ctx.meta.redacted = true;
-    }
+    redactBody(ctx, input.redactBodyPaths);
     const { req, response } = ctx;
     const event: NewEvent = {
         id: ctx.logId,
@@ -78,8 +70,8 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
         contentType: String(req.headers['content-type'] ?? ''),
         remoteIp: ctx.clientIp,
         userAgent: String(req.headers['user-agent'] ?? ''),
-        headers: storedHeaders(req.headers, input.maskSensitiveData),
-        query: storedQuery(ctx.search, maskKey),
+        headers: ctx.scripted?.headers ?? storedHeaders(req.headers, input.maskSensitiveData),
+        query: ctx.scripted?.query ?? storedQuery(ctx.search, maskKey),
         bodyKind: ctx.body.kind,
         responseHeaders: response.headers,
         responseBody: response.body,
@@ -91,6 +83,8 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
         event.signatureProvider = ctx.signature.provider;
         if (ctx.signature.error) event.signatureError = ctx.signature.error;
     }
+    // Fields the custom script added to the event are kept with it.
+    if (ctx.scripted?.extra) ctx.meta.script = ctx.scripted.extra;
     if (Object.keys(ctx.meta).length > 0) event.meta = ctx.meta;
     return event;
 }

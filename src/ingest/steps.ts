@@ -7,11 +7,16 @@ import { createIngestRateLimit } from './steps/rate-limit.js';
 import { createReadBody } from './steps/read-body.js';
 import { prepareResponse } from './steps/prepare-response.js';
 import { createValidateSchema } from './steps/validate-schema.js';
+import { createVerifySignature } from './steps/verify-signature.js';
+import { createRunScript } from './steps/run-script.js';
+import { createDelayResponse } from './steps/delay-response.js';
+import { createForward } from './steps/forward.js';
+import { signatureSettingsOf } from '../config/pipeline.js';
 
 /**
  * The ingest pipeline in SPEC.md's order. Steps 1–4 refuse without storing; from step 5 on the
- * request is captured whatever happens. The response delay (step 11) is applied by the handler
- * after processingTime is measured and the event is committed.
+ * request is captured whatever happens. The response delay (step 11) holds the answer once the
+ * event is committed, so processingTime excludes it.
  */
 export function buildSteps(deps: IngestDeps): Step[] {
     const { input, offloadThreshold, ingestLimitPerMinute } = deps.config;
@@ -20,9 +25,13 @@ export function buildSteps(deps: IngestDeps): Step[] {
         createCheckIp(input.allowedIps),
         createAuthenticate(input.authKey),
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
-        createReadBody(input.maxPayloadSize, offloadThreshold),
+        createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs),
         prepareResponse,
         createParseJson(input.enableJSONParsing),
         createValidateSchema(input.jsonSchema),
+        createVerifySignature(signatureSettingsOf(input)),
+        createRunScript(input.customScript),
+        createForward(deps),
+        createDelayResponse(input.responseDelayMs, deps.clock),
     ];
 }

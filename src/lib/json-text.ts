@@ -81,11 +81,27 @@ function scanKey(b: Uint8Array, i: number): number {
 }
 
 /**
+ * The deepest nesting kept structured. Serializing is recursive in V8: JSON.stringify overflows the
+ * stack near 4,000 levels at the top of the stack and near 2,300 under a 5,000-frame stack, and every
+ * read and the dataset export serialize the body. SQLite's JSON functions (keyed `body[...]` filters)
+ * stop at 1,000 levels as well. A deeper body is stored as text, byte-exact.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** What the scanner found: one JSON text, not JSON, or JSON-looking input nested past the cap. */
+export type JsonTextVerdict = 'json' | 'invalid' | 'too-deep';
+
+/** Whether the bytes are exactly one JSON text (see scanJsonText), at any depth. */
+export function isJsonText(b: Uint8Array): boolean {
+    return scanJsonText(b, Infinity) === 'json';
+}
+
+/**
  * Whether the bytes are exactly one JSON text as `JSON.parse` accepts it (ECMA-404: no comments,
  * no trailing commas, only space, tab, CR and LF around tokens), for input already known to be
- * valid UTF-8. Iterative, so nesting depth is bounded by memory only, as with V8's parser.
+ * valid UTF-8. Iterative; containers nested deeper than `maxDepth` stop the scan with 'too-deep'.
  */
-export function isJsonText(b: Uint8Array): boolean {
+export function scanJsonText(b: Uint8Array, maxDepth: number = MAX_JSON_DEPTH): JsonTextVerdict {
     let stack = new Uint8Array(32);
     let depth = 0;
     let i = 0;
@@ -94,6 +110,8 @@ export function isJsonText(b: Uint8Array): boolean {
         i = skipSpace(b, i);
         const c = b[i];
         if (c === 0x7b || c === 0x5b) {
+            // Opening a container at `depth` makes depth + 1 levels, empty or not.
+            if (depth >= maxDepth) return 'too-deep';
             const close = c === 0x7b ? 0x7d : 0x5d;
             i = skipSpace(b, i + 1);
             if (b[i] === close) {
@@ -105,7 +123,7 @@ export function isJsonText(b: Uint8Array): boolean {
                     stack = grown;
                 }
                 stack[depth++] = c === 0x7b ? OBJECT : ARRAY;
-                if (c === 0x7b && (i = scanKey(b, i)) < 0) return false;
+                if (c === 0x7b && (i = scanKey(b, i)) < 0) return 'invalid';
                 continue;
             }
         } else if (c === 0x22) i = scanString(b, i);
@@ -113,22 +131,41 @@ export function isJsonText(b: Uint8Array): boolean {
         else if (c === 0x74) i = scanWord(b, i, TRUE);
         else if (c === 0x66) i = scanWord(b, i, FALSE);
         else if (c === 0x6e) i = scanWord(b, i, NULL);
-        else return false;
-        if (i < 0) return false;
+        else return 'invalid';
+        if (i < 0) return 'invalid';
         // A value ended: close containers until one continues with a comma.
         for (;;) {
             i = skipSpace(b, i);
-            if (depth === 0) return i === b.length;
+            if (depth === 0) return i === b.length ? 'json' : 'invalid';
             const top = stack[depth - 1];
             const d = b[i];
             if (d === 0x2c) {
-                if (top === OBJECT && (i = scanKey(b, i + 1)) < 0) return false;
+                if (top === OBJECT && (i = scanKey(b, i + 1)) < 0) return 'invalid';
                 if (top === ARRAY) i++;
                 break;
             }
-            if (d !== (top === OBJECT ? 0x7d : 0x5d)) return false;
+            if (d !== (top === OBJECT ? 0x7d : 0x5d)) return 'invalid';
             depth--;
             i++;
         }
     }
+}
+
+/**
+ * Whether a JSON text nests containers deeper than `maxDepth` (strings are skipped). For text read
+ * back from storage, where rows written before the cap existed may hold deeper JSON.
+ */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+    if (text.length <= maxDepth) return false;
+    let depth = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x22) {
+            // Skip the string: an escaped character never ends it.
+            for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+        } else if (c === 0x7b || c === 0x5b) {
+            if (++depth > maxDepth) return true;
+        } else if (c === 0x7d || c === 0x5d) depth--;
+    }
+    return false;
 }

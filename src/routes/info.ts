@@ -13,6 +13,8 @@ export function enabledFeatures(deps: AppDeps): string[] {
     if (input.redactBodyPaths.length) features.push('body-redaction');
     if (input.enableJSONParsing) features.push('json-parsing');
     if (input.jsonSchema) features.push('json-schema');
+    // The dashboard shows its re-sign switch on this one.
+    if (input.signatureVerification) features.push(`signature-verification:${input.signatureVerification.provider}`);
     if (input.responseDelayMs > 0) features.push('response-delay');
     if (input.rateLimitPerMinute > 0) features.push('rate-limit');
     return features;

@@ -25,7 +25,7 @@ function listHandler(deps: AppDeps) {
         const { format, search } = takeFormat(ctx.search);
         if (format === 'har') return sendHar(deps, res, search);
         const { query, echo } = parseLogsRequest(search);
-        const page = await deps.store.query(query);
+        const page = await deps.store.query(query, abortOnClose(res));
         const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));
         // The next page repeats every parameter as given, with only offset or cursor moved on.
         const pageUrl = (name: string, value: string): string => {
@@ -49,6 +49,15 @@ function listHandler(deps: AppDeps) {
             nextPageUrl: nextOffset === null ? null : pageUrl('offset', String(nextOffset)),
         });
     };
+}
+
+/** A signal that fires when the client goes away before its answer was written, so its query stops. */
+export function abortOnClose(res: Response): AbortSignal {
+    const controller = new AbortController();
+    res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+    });
+    return controller.signal;
 }
 
 /** Looks up an entry that the caller may see: unknown ids and expired webhooks are both 404. */

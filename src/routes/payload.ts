@@ -34,7 +34,8 @@ function payloadHandler(deps: AppDeps) {
             'Content-Security-Policy': "sandbox; default-src 'none'",
             'Content-Disposition': 'inline',
         };
-        if (body.kind === 'offloaded' && body.blobKey) {
+        // A blob holds the bytes as received: offloaded bodies, and originals a customScript replaced.
+        if (body.blobKey) {
             const blob = await deps.blobs.read(body.blobKey);
             res.writeHead(200, { ...headers, 'Content-Length': blob.size });
             await pipeline(blob.stream, res).catch(() => res.destroy());

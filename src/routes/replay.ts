@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { parseReplayEdit } from '../delivery/replay-edit.js';
-import { createReplayer } from '../delivery/replay.js';
+import { createReplayer, type ReplaySigner } from '../delivery/replay.js';
+import { signatureSettingsOf } from '../config/pipeline.js';
+import { resign } from '../signatures/index.js';
 import { AppError } from '../errors.js';
 import { ctxOf } from '../http/context.js';
 import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
@@ -13,7 +15,7 @@ const editLimit = (deps: AppDeps): number => deps.config.input.maxPayloadSize + 
 
 /** POST /replay/:webhookId/:itemId?url=: re-sends a captured event (optionally edited) to `url`. */
 export function replayRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const replay = createReplayer(deps);
+    const replay = createReplayer(deps, replaySigner(deps));
     const router = Router();
     router
         .route('/replay/:webhookId/:itemId')
@@ -40,4 +42,10 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         chunks.push(chunk);
     }
     return Buffer.concat(chunks);
+}
+
+/** `resign: true` signs with the configured provider and secret; none configured, none offered. */
+function replaySigner(deps: AppDeps): ReplaySigner | undefined {
+    const settings = signatureSettingsOf(deps.config.input);
+    return settings && ((body, headers) => resign(settings, body, headers, deps.clock));
 }

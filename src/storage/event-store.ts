@@ -1,5 +1,5 @@
 import type { LogsPage, LogsQuery } from './query-types.js';
-import type { LogEntry, NewEvent, StoredBody } from './types.js';
+import type { ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from './types.js';
 
 /**
  * How a commit is made durable. `full`: every commit (one per group) is fsynced before its senders
@@ -35,16 +35,28 @@ export interface EventStore {
     importEvents(events: NewEvent[]): Promise<number>;
     /** The full entry. Throws NotFoundError when no event has this id. */
     getEntry(id: string): LogEntry;
+    /** Up to `limit` full entries committed after event `id`, in capture order; undefined when `id` is unknown. */
+    entriesAfter(id: string, limit: number): LogEntry[] | undefined;
+    /** Records a replay of an event (kept: the latest 50). Resolves once committed. */
+    recordReplay(eventId: string, record: ReplayRecord): Promise<void>;
+    /** Records forwarding outcomes (the latest per event wins). May precede the event's own commit. */
+    recordForwards(rows: readonly { eventId: string; outcome: ForwardOutcome }[]): Promise<void>;
     /** The owning webhook of an event, or undefined when no event has this id. */
     webhookOf(id: string): string | undefined;
     /** Resolves a timestamp (ms) to the newest event id of the webhook at that instant, if any. */
     idAtTimestamp(webhookId: string, ts: number): string | undefined;
     /** The stored body of an event. Throws NotFoundError when no event has this id. */
     getBody(id: string): StoredBody;
-    /** Runs a GET /logs query off the main thread. Throws BadRequestError for an unusable cursor. */
-    query(q: LogsQuery): Promise<LogsPage>;
-    /** The oldest events not yet exported, at most `limit`. */
-    readOutbox(limit: number): OutboxItem[];
+    /**
+     * Runs a GET /logs query off the main thread. Throws BadRequestError for an unusable cursor, 503
+     * when too many queries are in progress, 504 past the time limit; `signal` stops it (client gone).
+     */
+    query(q: LogsQuery, signal?: AbortSignal): Promise<LogsPage>;
+    /**
+     * The oldest events not yet exported: at most `limit`, and no more than `maxBytes` of stored
+     * bodies and envelopes (but always the first one, whatever its size).
+     */
+    readOutbox(limit: number, maxBytes?: number): OutboxItem[];
     /** Marks outbox entries up to and including `seq` as exported, committing the sink's position with it. */
     markExported(seq: number, sinkPosition?: string): Promise<void>;
     /** Reads a value of the meta table. */

@@ -46,6 +46,21 @@ export interface NewEvent extends EventEnvelope {
     signatureError?: string;
 }
 
+import type { ReplayRecord } from './replay-record.js';
+export type { ReplayRecord };
+
+/** What became of forwarding an event to `forwardUrl`, as GET /logs/:logId shows it under `forward`. */
+export interface ForwardOutcome {
+    /** `delivered`: the target answered (any status); `failed`: no attempt got an answer; `dropped`: never sent. */
+    status: 'pending' | 'delivered' | 'failed' | 'dropped';
+    url: string;
+    statusCode: number | null;
+    attempts: number;
+    error: string | null;
+    /** When this outcome was reached, ISO 8601. */
+    at: string;
+}
+
 /** A captured event as the API returns it (GET /logs/:logId). */
 export interface LogEntry extends EventEnvelope {
     /** Capture time, ISO 8601. */
@@ -55,6 +70,10 @@ export interface LogEntry extends EventEnvelope {
     signatureValid: boolean | null;
     signatureProvider: string | null;
     signatureError: string | null;
+    /** Replays of this event, oldest first (the latest 50); [] when never replayed. */
+    replays?: ReplayRecord[];
+    /** The forwarding outcome, when `forwardUrl` was set at capture. */
+    forward?: ForwardOutcome;
 }
 
 /** The summary fields of a log entry in list results. */

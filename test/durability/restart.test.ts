@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it, type TestContext } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
+import { PAYLOAD_STORE } from '../../src/storage/blob/local-payloads.js';
+import { diagnostic } from '../helpers/diagnostic.js';
 import {
     getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess,
 } from '../helpers/process.js';
@@ -51,7 +53,7 @@ describe('restart on the same storage', () => {
         if (!dirs.includes(svc.dir)) dirs.push(svc.dir);
         return svc;
     };
-    after(async () => {
+    afterAll(async () => {
         await Promise.all(running.map((s) => s.stop()));
         await Promise.all(dirs.map(removeDir));
     });
@@ -71,7 +73,7 @@ describe('restart on the same storage', () => {
         const before = await logIdsByRequest(first);
         assert.deepEqual([...before.keys()].sort(), [...sent.keys()].sort());
         const bigLogId = [...before.entries()].find(([requestId]) => sent.get(requestId) === big)![1];
-        assert.ok(existsSync(join(first.dir, 'key_value_stores', 'default', `payload-${bigLogId}.bin`)), 'the 6 MB body was offloaded to the key-value store');
+        assert.ok(existsSync(join(first.dir, 'key_value_stores', PAYLOAD_STORE, `payload-${bigLogId}.bin`)), 'the 6 MB body was offloaded to the key-value store');
         assert.deepEqual(await first.stop(), { code: 0, signal: null });
 
         const second = await start({ dir: first.dir, input });
@@ -121,7 +123,7 @@ describe('restart on the same storage', () => {
         assert.deepEqual(items.map((i) => i.requestId).sort(), [...requestIds].sort());
     });
 
-    it('exports an outbox backlog left by SIGKILL after the restart', async (t) => {
+    it('exports an outbox backlog left by SIGKILL after the restart', async () => {
         let svc = await start({ input: { urlCount: 1 } });
         const dir = svc.dir;
         const [hook] = await webhookIds(svc);
@@ -136,14 +138,14 @@ describe('restart on the same storage', () => {
             if (exportedAtKill < requestIds.length || attempt === 3) break;
             svc = await start({ dir, input: { urlCount: 1 } });
         }
-        t.diagnostic(`${requestIds.length} events sent, ${exportedAtKill} in the dataset at the kill`);
+        diagnostic(`${requestIds.length} events sent, ${exportedAtKill} in the dataset at the kill`);
         assert.ok(exportedAtKill < requestIds.length, 'the kill left a backlog in the outbox');
 
         svc = await start({ dir, input: { urlCount: 1 } });
-        await checkDatasetComplete(t, svc, requestIds.length);
+        await checkDatasetComplete(svc, requestIds.length);
     });
 
-    it('loses nothing when SIGKILL lands in the middle of a dataset export', async (t) => {
+    it('loses nothing when SIGKILL lands in the middle of a dataset export', async () => {
         let svc = await start({ input: { urlCount: 1 }, env: { INGEST_RATE_LIMIT_PER_MINUTE: '0' } });
         const [hook] = await webhookIds(svc);
         const requestIds = await sendMany(svc, hook!, 2000, 16);
@@ -153,10 +155,10 @@ describe('restart on the same storage', () => {
         await new Promise((r) => setTimeout(r, randomInt(100)));
         svc.signal('SIGKILL');
         await svc.exited;
-        t.diagnostic(`${new Set((await readLocalDataset(svc.dir)).items.map((i) => i.id)).size} of ${requestIds.length} events in the dataset at the kill`);
+        diagnostic(`${new Set((await readLocalDataset(svc.dir)).items.map((i) => i.id)).size} of ${requestIds.length} events in the dataset at the kill`);
 
         svc = await start({ dir: svc.dir, input: { urlCount: 1 } });
-        await checkDatasetComplete(t, svc, requestIds.length);
+        await checkDatasetComplete(svc, requestIds.length);
     });
 });
 
@@ -165,7 +167,7 @@ describe('restart on the same storage', () => {
  * a kill between pushing a batch and advancing the watermark leaves files that the restart removes
  * before that batch is pushed again.
  */
-async function checkDatasetComplete(t: TestContext, svc: ServiceProcess, sent: number): Promise<void> {
+async function checkDatasetComplete(svc: ServiceProcess, sent: number): Promise<void> {
     await outboxDrained(svc);
     const logIds = new Set((await logIdsByRequest(svc)).values());
     assert.equal(logIds.size, sent, 'every answered event is stored');
@@ -173,7 +175,7 @@ async function checkDatasetComplete(t: TestContext, svc: ServiceProcess, sent: n
     const exported = new Set(items.map((i) => String(i.id)));
     assert.deepEqual([...logIds].filter((id) => !exported.has(id)), [], 'every event reached the dataset');
     assert.deepEqual([...exported].filter((id) => !logIds.has(id)), [], 'the dataset holds nothing but our events');
-    t.diagnostic(`dataset: ${items.length} items for ${logIds.size} events (${items.length - exported.size} duplicates)`);
+    diagnostic(`dataset: ${items.length} items for ${logIds.size} events (${items.length - exported.size} duplicates)`);
     // The local sink commits its position with the watermark: an interrupted batch is dropped and re-pushed once.
     assert.equal(items.length, exported.size, 'no duplicates in the local dataset');
     // Regression (kill during a dataset push left truncated item files and gaps): items are written

@@ -7,15 +7,24 @@ export interface RawResponse {
     body: Buffer;
 }
 
+/** How rawRequest sends. */
+export interface RawRequestOptions {
+    method?: string;
+    headers?: Record<string, string>;
+    chunks?: Iterable<Buffer> | AsyncIterable<Buffer>;
+    /** Source address of the connection, e.g. `127.0.0.2`: on Linux any 127/8 address is a distinct loopback client. */
+    localAddress?: string;
+}
+
 /**
  * Sends a request with node:http so that the test controls framing: `chunks` are written one by
  * one (chunked transfer encoding unless a content-length header is given).
  */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; chunks?: Iterable<Buffer> | AsyncIterable<Buffer> } = {}): Promise<RawResponse> {
+export function rawRequest(url: string, options: RawRequestOptions = {}): Promise<RawResponse> {
     return new Promise<RawResponse>((resolve, reject) => {
         let answered = false;
         // A connection of its own: a test that sends less than it declares must not poison the next request.
-        const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
+        const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
             answered = true;
             const parts: Buffer[] = [];
             res.on('data', (c: Buffer) => parts.push(c));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { findEvent, json, startTestService, type TestService } from '../helpers/service.js';
 
 type Entry = Record<string, unknown> & { id: string; body: unknown; headers: Record<string, string>; query: Record<string, unknown> };
@@ -17,10 +17,10 @@ async function capture(svc: TestService, path: string, init: RequestInit): Promi
 
 describe('capture on ANY /webhook/:id', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService({ input: { urlCount: 2 } });
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('records the full envelope of a JSON POST', async () => {
         const body = '{"event":"order.created","data":{"id":42,"tags":["a","b"]}}';
@@ -91,13 +91,23 @@ describe('capture on ANY /webhook/:id', () => {
     }
 
     it('answers a CORS preflight and captures it', async () => {
-        const res = await svc.fetch(`/webhook/${svc.webhookId}`, {
+        const { res, entry } = await capture(svc, `/webhook/${svc.webhookId}?preflight=1`, {
             method: 'OPTIONS',
             headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-signature' },
         });
         assert.equal(res.headers.get('access-control-allow-origin'), '*');
         assert.match(res.headers.get('access-control-allow-methods') ?? '', /PUT/);
         assert.equal(res.headers.get('access-control-allow-headers'), 'x-signature');
+        // The capture: the preflight itself, as sent, and the answer it got.
+        assert.equal(entry.webhookId, svc.webhookId);
+        assert.equal(entry.method, 'OPTIONS');
+        assert.equal(entry.statusCode, res.status);
+        assert.equal(entry.requestUrl, `/webhook/${svc.webhookId}?preflight=1`);
+        assert.equal(entry.headers.origin, 'https://app.example');
+        assert.equal(entry.headers['access-control-request-method'], 'PUT');
+        assert.equal(entry.headers['access-control-request-headers'], 'x-signature');
+        const sent = Object.fromEntries(Object.entries(entry.responseHeaders as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+        assert.equal(sent['access-control-allow-origin'], '*', 'the stored answer carries the CORS headers that were sent');
     });
 
     it('captures sub-paths of a webhook', async () => {
@@ -111,8 +121,10 @@ describe('capture on ANY /webhook/:id', () => {
         assert.equal(res.status, 404);
         const body = await json(res);
         assert.equal(body.error, 'Not Found');
+        // A captured request afterwards is answered only after its commit, in order: a late commit of the 404 would show.
+        await capture(svc, `/webhook/${svc.webhookId}`, { method: 'POST', body: 'barrier' });
         const afterList = await json<{ total: number }>(await svc.fetch('/logs?limit=1'));
-        assert.equal(afterList.total, before.total);
+        assert.equal(afterList.total, before.total + 1);
     });
 
     it('answers 404 JSON for an unknown log id', async () => {
@@ -124,10 +136,10 @@ describe('capture on ANY /webhook/:id', () => {
 
 describe('__status and the default answer', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService();
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('overrides the status and turns the default body into a JSON message at >= 400', async () => {
         const { res, text, entry } = await capture(svc, `/webhook/${svc.webhookId}?__status=503`, { method: 'POST', body: 'x' });
@@ -162,12 +174,12 @@ describe('__status and the default answer', () => {
 
 describe('configured default answer', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService({
             input: { defaultResponseCode: 201, defaultResponseBody: '{"received":true}', defaultResponseHeaders: { 'X-Mock': 'yes' }, enableJSONParsing: false },
         });
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('uses the configured status, body and headers', async () => {
         const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { ManualClock } from '../helpers/clock.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 
 describe('probes, info and metrics', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService({ input: { authKey: 'k', urlCount: 2 }, env: { ACTOR_WEB_SERVER_URL: 'https://abc.apify.example/' } });
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
     const auth = { authorization: 'Bearer k' };
 
     it('GET /health reports liveness', async () => {
@@ -71,7 +73,7 @@ describe('probes, info and metrics', () => {
         assert.equal(body.storage.eventsStored, 3);
         assert.equal(body.storage.offloadedPayloads, 0);
         assert.ok(body.storage.databaseBytes > 0);
-        assert.equal(body.storage.durability, 'full', 'by default every group commit is fsynced');
+        assert.equal(body.storage.durability, 'normal', 'by default SQLite reports synchronous=NORMAL (WAL, no fsync per commit)');
         assert.equal(typeof body.sync.outboxBacklog, 'number');
         assert.ok('lastDatasetFlushAt' in body.sync);
         assert.deepEqual(body.ingest.byStatus, { 200: 2, 404: 1 });
@@ -92,15 +94,54 @@ describe('probes, info and metrics', () => {
         assert.equal(wrong.status, 405);
         assert.equal(wrong.headers.get('allow'), 'GET');
     });
+});
+
+/** Opens a connection and sends all of a request but its final CRLF: an active connection that a draining server keeps. */
+function heldRequest(port: number, head: string): Promise<{ finish(): Promise<string> }> {
+    return new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+            socket.write(head);
+            resolve({
+                finish: () => new Promise<string>((done) => {
+                    let out = '';
+                    socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+                    socket.on('close', () => done(out));
+                    socket.write('\r\n');
+                }),
+            });
+        });
+        socket.on('error', reject);
+    });
+}
+
+describe('readiness during a real shutdown', () => {
+    let svc: TestService;
+    const clock = new ManualClock();
+    beforeAll(async () => {
+        svc = await startTestService({ input: { responseDelayMs: 10_000, rateLimitPerMinute: 0 }, clock });
+    });
+    afterAll(() => svc.close());
 
     it('reports not_ready with 503 once shutdown starts', async () => {
-        svc.deps.readiness.accepting = false;
-        try {
-            const res = await svc.fetch('/ready');
-            assert.equal(res.status, 503);
-            assert.equal((await json(res)).status, 'not_ready');
-        } finally {
-            svc.deps.readiness.accepting = true;
-        }
+        assert.equal((await svc.fetch('/ready')).status, 200);
+        // An in-flight capture, held by responseDelayMs on the injected clock: the server keeps draining until it is answered.
+        const inflight = svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'in flight' });
+        await clock.whenSleeping(1);
+        const port = Number(new URL(svc.url).port);
+        const probe = await heldRequest(port, 'GET /ready HTTP/1.1\r\nHost: x\r\n');
+
+        const stopping = svc.stop({ drainMs: 15_000 });
+        const raw = await probe.finish();
+        assert.match(raw, /^HTTP\/1\.1 503 /, 'the draining server answers /ready with 503');
+        assert.match(raw, /\r\nconnection: close\r\n/i);
+        const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { status: string; checks: Record<string, { status: string }> };
+        assert.equal(body.status, 'not_ready');
+        assert.equal(body.checks.database?.status, 'ok', 'storage is still open while the listener drains');
+        await assert.rejects(fetch(`${svc.url}/ready`), 'new connections are refused');
+
+        clock.advance(10_000);
+        const answered = await inflight;
+        assert.equal(answered.status, 200, 'the in-flight request is still answered during the drain');
+        await stopping;
     });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 
 async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 
 describe('service smoke', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService();
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('captures a POST and serves it back by id', async () => {
         const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hello":"world"}' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { encodeEvent } from '../../src/storage/sqlite/rows.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { TestService } from '../helpers/service.js';
 import { logs, MINUTE, SEEDS, sendSeed, startQueryService, T0 } from './seed.js';
 
@@ -19,7 +19,7 @@ describe('GET /logs filters count exactly over a known set', () => {
         for (const [qs, expected] of cases) assert.equal(await count(qs), expected, qs);
     };
 
-    before(async () => {
+    beforeAll(async () => {
         const started = await startQueryService();
         svc = started.svc;
         wh = started.webhooks;
@@ -28,7 +28,7 @@ describe('GET /logs filters count exactly over a known set', () => {
             requestIds.push(res.headers.get('x-request-id') ?? '');
         }
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('lists all ten without filters, and ignores empty values', async () => {
         await expectCounts([['', 10], ['method=', 10], ['statusCode[gte]=', 10], ['body=', 10], ['_=123', 10]]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { logs } from './seed.js';
 
@@ -8,10 +8,10 @@ import { logs } from './seed.js';
 // whatever a sender has been answered for is already visible to GET /logs, in both modes.
 describe('GET /logs freshness', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startTestService({ input: { rateLimitPerMinute: 0 } });
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     /** Sends one event and, the moment the answer arrives, looks for it by request id, body key and cursor page. */
     const sendAndFind = async (): Promise<void> => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { SORT_FIELDS } from '../../src/storage/query-types.js';
 import type { TestService } from '../helpers/service.js';
 import { prng } from '../../bench/query-data.js';
@@ -70,10 +70,10 @@ function generator(rand: () => number, cursors: string[]): () => string {
 
 describe('GET /logs fuzz: thousands of generated queries over real HTTP', () => {
     let svc: TestService;
-    before(async () => {
+    beforeAll(async () => {
         svc = await startSeededService();
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it(`answers 200 or 4xx with a JSON body, never 5xx (seed ${SEED})`, async () => {
         const cursors = (await Promise.all(['cursor=&limit=2', 'cursor=&limit=3&sort=size:desc', 'cursor=&limit=1&sort=remoteIp:asc,method:desc'].map((qs) => logs(svc, qs))))

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { TestService } from '../helpers/service.js';
 import { logs, MINUTE, sendSeed, startQueryService, T0, type TestClock } from './seed.js';
 
@@ -17,11 +17,11 @@ describe('GET /logs pagination', () => {
     };
     const pathOf = (url: string): string => url.slice(url.indexOf('/logs'));
 
-    before(async () => {
+    beforeAll(async () => {
         ({ svc, clock, webhooks: wh } = await startQueryService());
         for (let i = 0; i < 25; i++) await send();
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('offset mode answers filters, count, total, items, nextOffset and nextPageUrl', async () => {
         const page = await logs(svc, 'limit=10&method=post');

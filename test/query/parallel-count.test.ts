@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import type { LogsQuery } from '../../src/storage/query-types.js';
 import { planLogsQuery, runLogsQuery } from '../../src/storage/sqlite/query.js';
@@ -29,12 +29,12 @@ describe('offset totals counted over the query workers', () => {
     let fx: PoolFixture;
     let db: PoolFixture['db'];
     let split: PoolFixture['split'];
-    before(async () => {
+    beforeAll(async () => {
         // Counts over 1,000 events or more are split, in slices of 97 inside each part.
         fx = await openPoolFixture('whd-parallel-count-', events(0, EVENTS), { splitFrom: 1000, slice: 97 });
         ({ db, split } = fx);
     });
-    after(() => fx.close());
+    afterAll(() => fx.close());
 
     const QUERIES = ['body=hot&limit=100', 'body[kind]=hot&limit=100', 'body=hot&offset=200&limit=50', 'body[kind]=hot&method=POST&limit=10',
         'body=hot&remoteIp=10.0.0.0/8&limit=20', 'body=HOT&sort=size:asc&limit=100'];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import type { LogsPage, LogsQuery } from '../../src/storage/query-types.js';
 import { planLogsQuery, runLogsQuery } from '../../src/storage/sqlite/query.js';
@@ -19,7 +19,7 @@ describe('full passes split over the query workers', () => {
     let fx: PoolFixture;
     let db: PoolFixture['db'];
     let split: PoolFixture['split'];
-    before(async () => {
+    beforeAll(async () => {
         const events: NewEvent[] = [];
         for (let i = 0; i < EVENTS; i++) {
             const e = storedEvent({
@@ -34,7 +34,7 @@ describe('full passes split over the query workers', () => {
         fx = await openPoolFixture('whd-parallel-', events, { splitFrom: 1, slice: 97 });
         ({ db, split } = fx);
     });
-    after(() => fx.close());
+    afterAll(() => fx.close());
 
     let passes = 0;
     const same = async (q: LogsQuery, label: string): Promise<LogsPage> => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/http/logs-query/cursor.js';
 import { parseTimestamp } from '../../src/http/logs-query/values.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Filter, SortRule } from '../../src/storage/query-types.js';
 import type { NewEvent } from '../../src/storage/types.js';
 import { choosePlan } from '../../src/storage/sqlite/query/plan.js';
@@ -31,7 +31,7 @@ describe('query plan choice', () => {
     describe('body search: the in-order window and the sequential pass agree', () => {
         let svc: TestService;
         const events: NewEvent[] = [];
-        before(async () => {
+        beforeAll(async () => {
             ({ svc } = await startQueryService());
             for (let i = 0; i < 12_000; i++) {
                 const word = i % 1499 === 7 ? 'Needle' : i % 3 === 0 ? 'common' : 'plain';
@@ -40,7 +40,7 @@ describe('query plan choice', () => {
             }
             for (let i = 0; i < events.length; i += 3000) await svc.deps.store.importEvents(events.slice(i, i + 3000));
         });
-        after(() => svc.close());
+        afterAll(() => svc.close());
 
         it('finds rare and common terms in every mode and order', async () => {
             const cases: [string, (e: NewEvent) => boolean][] = [
@@ -70,14 +70,14 @@ describe('query plan choice', () => {
     describe('both plans give the same, correct pages', () => {
         let svc: TestService;
         const events: NewEvent[] = [];
-        before(async () => {
+        beforeAll(async () => {
             ({ svc } = await startQueryService());
             for (let i = 0; i < 3000; i++) {
                 events.push(storedEvent({ id: `p${String(i).padStart(5, '0')}`, webhookId: 'wh_plan', timestamp: T0 + (i % 700) * 1000, statusCode: [200, 404, 500][i % 3]!, size: (i * 7919) % 97 }));
             }
             await svc.deps.store.importEvents(events);
         });
-        after(() => svc.close());
+        afterAll(() => svc.close());
 
         it('matches the model with a broad filter (sort index walked) and a narrow one (sorted in memory)', async () => {
             for (const [qs, keep] of [['statusCode[gte]=404', (e: NewEvent) => e.statusCode >= 404], ['size[gt]=95', (e: NewEvent) => e.size > 95]] as const) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
@@ -20,7 +20,7 @@ describe('full passes in slices', () => {
     let store: SqliteEventStore;
     let db: Database.Database;
     const events: NewEvent[] = [];
-    before(async () => {
+    beforeAll(async () => {
         dir = await mkdtemp(join(tmpdir(), 'whd-scan-'));
         const file = join(dir, 'events.sqlite');
         store = await SqliteEventStore.open({ file, queryWorkers: 0 });
@@ -37,7 +37,7 @@ describe('full passes in slices', () => {
         db = new Database(file, { readonly: true });
         prepareReader(db);
     });
-    after(async () => {
+    afterAll(async () => {
         db.close();
         await store.close();
         await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { SORT_FIELDS, type SortRule } from '../../src/storage/query-types.js';
 import type { NewEvent } from '../../src/storage/types.js';
 import type { TestService } from '../helpers/service.js';
@@ -26,13 +26,13 @@ describe('GET /logs sort', () => {
     let events: NewEvent[];
     const sortParam = (rules: SortRule[]): string => `sort=${rules.map((r) => `${r.field}:${r.dir}`).join(',')}`;
 
-    before(async () => {
+    beforeAll(async () => {
         const started = await startQueryService();
         svc = started.svc;
         events = sortEvents(started.webhooks);
         for (const e of events) await svc.deps.store.append(e);
     });
-    after(() => svc.close());
+    afterAll(() => svc.close());
 
     it('defaults to timestamp:DESC with ties broken by id, and echoes the sort', async () => {
         const page = await logs(svc, '');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
 
@@ -66,9 +66,10 @@ describe('environment', () => {
         assert.equal(readEnv({ APIFY_IS_AT_HOME: '1' }).trustProxyHops, 1, 'one proxy hop is trusted on the platform');
     });
 
-    it('reads STORAGE_SYNC: full by default, normal on request, anything else refused by name', () => {
-        assert.equal(readEnv({}).storageSync, 'full');
-        assert.equal(readEnv({ STORAGE_SYNC: '' }).storageSync, 'full');
+    it('reads STORAGE_SYNC: normal by default, full on request, anything else refused by name', () => {
+        assert.equal(readEnv({}).storageSync, 'normal');
+        assert.equal(readEnv({ STORAGE_SYNC: '' }).storageSync, 'normal');
+        assert.equal(readEnv({ STORAGE_SYNC: 'FULL' }).storageSync, 'full');
         assert.equal(readEnv({ STORAGE_SYNC: 'normal' }).storageSync, 'normal');
         assert.equal(readEnv({ STORAGE_SYNC: 'NORMAL' }).storageSync, 'normal');
         assert.equal(readEnv({ STORAGE_SYNC: 'full' }).storageSync, 'full');

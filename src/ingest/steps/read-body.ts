@@ -19,6 +19,9 @@ const DISCARD_GRACE_MS = 10_000;
 const tooLarge = (max: number, received: number): AppError =>
     new AppError(413, `Payload exceeds the maximum of ${max} bytes`, { limit: max, received });
 
+const stalled = (idleMs: number, received: number): AppError =>
+    new AppError(408, `Request body timed out: no data for ${idleMs / 1000} s`, { received }, { Connection: 'close' });
+
 /**
  * After a 413 the rest of the body is read and discarded (Node drains it to keep the connection),
  * so the sender reads its answer instead of a reset. A sender still going after the grace period
@@ -54,9 +57,11 @@ function linger(req: IncomingMessage): Promise<void> {
 /**
  * Step 5: reads the body while counting it. Above `max` it stops at once with 413 (a declared
  * Content-Length is refused before reading); above `threshold` it streams to the blob store
- * with backpressure, so a large upload is never held whole in memory.
+ * with backpressure, so a large upload is never held whole in memory. A sender that pauses for
+ * `idleMs` (slowloris) is answered 408 and the connection closed; the request is stored with that
+ * status and the byte count, without the partial body.
  */
-export function createReadBody(max: number, threshold: number): Step {
+export function createReadBody(max: number, threshold: number, idleMs = 0): Step {
     return async (ctx) => {
         ctx.capturing = true;
         const declared = Number(ctx.req.headers['content-length']);
@@ -70,13 +75,19 @@ export function createReadBody(max: number, threshold: number): Step {
         const blobKey = `payload-${ctx.logId}`;
         const openBlob = (): Promise<BlobWriter> => ctx.deps.blobs.create(blobKey, String(ctx.req.headers['content-type'] ?? ''));
         try {
-            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob }, (size) => {
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs }, (size) => {
                 ctx.meta.rejected = 'payload too large';
                 ctx.body = { kind: 'empty', size };
                 discardRest(ctx.req, ctx.res);
+            }, (size) => {
+                ctx.meta.rejected = 'body timeout';
+                ctx.body = { kind: 'empty', size };
+                // The rest is never read: the connection goes once the 408 is out (or now, if it never is).
+                ctx.res.once('finish', () => ctx.req.socket.destroy()).once('close', () => ctx.req.socket.destroy());
             });
         } catch (error) {
-            if (ctx.meta.rejected) await linger(ctx.req);
+            // A refused upload is drained for a while so its sender reads the 413; a stalled one is not.
+            if (ctx.meta.rejected === 'payload too large') await linger(ctx.req);
             throw error;
         }
     };
@@ -87,19 +98,25 @@ interface ReceiveOptions {
     threshold: number;
     blobKey: string;
     openBlob: () => Promise<BlobWriter>;
+    /** The longest pause between two chunks; 0 for none. */
+    idleMs: number;
 }
 
-function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob }: ReceiveOptions, onTooLarge: (size: number) => void): Promise<ReceivedBody> {
+function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idleMs }: ReceiveOptions, onTooLarge: (size: number) => void, onStalled: (size: number) => void): Promise<ReceivedBody> {
     return new Promise<ReceivedBody>((resolve, reject) => {
         let chunks: Buffer[] = [];
         let size = 0;
         let writer: Promise<BlobWriter> | undefined;
         let writing: Promise<unknown> = Promise.resolve();
         let done = false;
+        // Paused by us while the disk catches up: that pause is not the sender's.
+        let spilling = 0;
+        const idle = idleMs > 0 ? setTimeout(onIdle, idleMs) : undefined;
 
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
             if (done) return;
             done = true;
+            clearTimeout(idle);
             req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onClose);
             if (error) {
                 if (writer) void writing.then(() => writer!.then((w) => w.abort())).catch(() => undefined);
@@ -109,12 +126,23 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob }: Re
         const spill = (chunk: Buffer): void => {
             // One chunk in flight at a time: the socket waits while the disk catches up.
             req.pause();
+            spilling++;
             writing = writing.then(() => writer!.then((w) => w.write(chunk))).then(
-                () => !done && req.resume(),
+                () => {
+                    spilling--;
+                    idle?.refresh();
+                    if (!done) req.resume();
+                },
                 (error: Error) => finish(error),
             );
         };
+        function onIdle(): void {
+            if (spilling > 0) return void idle!.refresh();
+            onStalled(size);
+            finish(stalled(idleMs, size));
+        }
         function onData(chunk: Buffer): void {
+            idle?.refresh();
             size += chunk.length;
             if (size > max) {
                 onTooLarge(size);
@@ -131,6 +159,7 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob }: Re
             }
         }
         function onEnd(): void {
+            clearTimeout(idle);
             if (!writer) {
                 const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
                 finish(undefined, { kind: size === 0 ? 'empty' : 'text', size, raw });

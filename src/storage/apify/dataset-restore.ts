@@ -24,6 +24,10 @@ export function eventFromItem(item: Record<string, unknown>): NewEvent | null {
     } else if (body && typeof body === 'object' && (body as { offloaded?: unknown }).offloaded === true) {
         kind = 'offloaded';
         blobKey = text((body as { key?: unknown }).key);
+    } else if (body && typeof body === 'object' && (body as { truncated?: unknown }).truncated === true && typeof (body as { payloadUrl?: unknown }).payloadUrl === 'string') {
+        // A body the dataset could not take whole: the exporter kept it in the blob store under this key.
+        kind = 'offloaded';
+        blobKey = `payload-${item.id}`;
     } else if (typeof body === 'string') {
         kind = body === '' ? 'empty' : 'text';
         raw = Buffer.from(body);

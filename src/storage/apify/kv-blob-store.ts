@@ -1,19 +1,43 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { KeyValueStore } from 'apify';
-import { Readable } from 'node:stream';
 import { NotFoundError } from '../../errors.js';
 import type { BlobStore, BlobWriter } from '../blob-store.js';
 import { FileBlobStore } from '../blob/file-blob-store.js';
 
+/** The key-value store's raw record API: the bytes as stored, never parsed by content type. */
+export interface RawRecords {
+    /** Streams a record's bytes; undefined when the key does not exist. */
+    open(key: string): Promise<Readable | undefined>;
+}
+
+/** How an upload is retried: the API client cannot retry a stream body itself. */
+export interface UploadRetry {
+    /** Delays before the 2nd, 3rd, ... attempt, ms. */
+    delaysMs: number[];
+    sleep(ms: number): Promise<void>;
+}
+
+const DEFAULT_RETRY: UploadRetry = {
+    delaysMs: [500, 1000, 2000, 4000, 8000],
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 /**
- * Platform blob store: a payload streams to a local spool file (never whole in memory), then the
- * file streams into the run's key-value store. Reads prefer the local copy.
+ * Platform blob store. A payload streams to a local spool file (never whole in memory), then the
+ * file streams into the key-value store; a failed upload (429, 5xx, reset) is sent again from the
+ * spool file. Reads prefer the local copy. In a fresh container (after a migration, or in a new
+ * Standby run) the record is fetched through the raw record API into the spool first: `getValue`
+ * would parse it by content type and hand back re-serialised JSON or a quoted string.
  */
 export class KvBlobStore implements BlobStore {
     private readonly spool: FileBlobStore;
+    private readonly downloads = new Map<string, Promise<void>>();
 
-    constructor(private readonly kvs: KeyValueStore, private readonly spoolDir: string) {
+    constructor(private readonly kvs: KeyValueStore, private readonly raw: RawRecords, private readonly spoolDir: string, private readonly retry: UploadRetry = DEFAULT_RETRY) {
         this.spool = new FileBlobStore(spoolDir);
     }
 
@@ -24,7 +48,7 @@ export class KvBlobStore implements BlobStore {
             abort: () => local.abort(),
             commit: async () => {
                 const size = await local.commit();
-                await this.kvs.setValue(key, createReadStream(join(this.spoolDir, `${key}.bin`)), { contentType: contentType || 'application/octet-stream' });
+                await this.upload(key, contentType || 'application/octet-stream');
                 return size;
             },
         };
@@ -33,11 +57,45 @@ export class KvBlobStore implements BlobStore {
     async read(key: string): Promise<{ stream: Readable; size: number }> {
         try {
             return await this.spool.read(key);
-        } catch {
-            const value = await this.kvs.getValue<Buffer>(key);
-            if (value === null) throw new NotFoundError(`Payload '${key}' not found`);
-            const bytes = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-            return { stream: Readable.from([bytes]), size: bytes.length };
+        } catch (error) {
+            if (!(error instanceof NotFoundError)) throw error;
+        }
+        let download = this.downloads.get(key);
+        if (!download) {
+            download = this.download(key).finally(() => this.downloads.delete(key));
+            this.downloads.set(key, download);
+        }
+        await download;
+        return this.spool.read(key);
+    }
+
+    private async upload(key: string, contentType: string): Promise<void> {
+        const file = join(this.spoolDir, `${key}.bin`);
+        for (let attempt = 0; ; attempt++) {
+            try {
+                await this.kvs.setValue(key, createReadStream(file), { contentType });
+                return;
+            } catch (error) {
+                const delay = this.retry.delaysMs[attempt];
+                if (delay === undefined) throw error;
+                await this.retry.sleep(delay);
+            }
+        }
+    }
+
+    /** Copies a record into the spool through a temporary name, so a broken download is never served. */
+    private async download(key: string): Promise<void> {
+        const source = await this.raw.open(key);
+        if (!source) throw new NotFoundError(`Payload '${key}' not found`);
+        await mkdir(this.spoolDir, { recursive: true });
+        const final = join(this.spoolDir, `${key}.bin`);
+        const temp = `${final}.download`;
+        try {
+            await pipeline(source, createWriteStream(temp));
+            await rename(temp, final);
+        } catch (error) {
+            await rm(temp, { force: true });
+            throw error;
         }
     }
 }

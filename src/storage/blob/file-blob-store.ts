@@ -9,9 +9,10 @@ const SAFE_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
 /**
  * Blobs as files in a key-value store folder of the local storage (`<key>.bin`), written through a
  * temporary name, fsynced, then renamed, so a crash never leaves a half blob under a real key.
+ * Reads fall back to `legacyDir`, where an older version kept them.
  */
 export class FileBlobStore implements BlobStore {
-    constructor(private readonly dir: string) {}
+    constructor(private readonly dir: string, private readonly legacyDir?: string) {}
 
     async create(key: string): Promise<BlobWriter> {
         if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
@@ -46,9 +47,11 @@ export class FileBlobStore implements BlobStore {
 
     async read(key: string): Promise<{ stream: NodeJS.ReadableStream & import('node:stream').Readable; size: number }> {
         if (!SAFE_KEY.test(key)) throw new NotFoundError(`Payload '${key}' not found`);
-        const file = join(this.dir, `${key}.bin`);
-        const info = await stat(file).catch(() => undefined);
-        if (!info) throw new NotFoundError(`Payload '${key}' not found`);
-        return { stream: createReadStream(file), size: info.size };
+        for (const dir of this.legacyDir === undefined ? [this.dir] : [this.dir, this.legacyDir]) {
+            const file = join(dir, `${key}.bin`);
+            const info = await stat(file).catch(() => undefined);
+            if (info) return { stream: createReadStream(file), size: info.size };
+        }
+        throw new NotFoundError(`Payload '${key}' not found`);
     }
 }

@@ -4,10 +4,10 @@ import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { EventStore, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
-import type { LogEntry, NewEvent, StoredBody } from '../types.js';
-import { QueryPool } from './query-pool.js';
+import type { ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
+import { QueryPool, type PoolStats, type QueryPoolOptions } from './query-pool.js';
 import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
-import { prepareReader } from './schema.js';
+import { prepareReader, REPLAY_HISTORY } from './schema.js';
 import { WorkerWriter } from './writer.js';
 
 /** Options of the SQLite store. */
@@ -18,6 +18,8 @@ export interface SqliteStoreOptions {
     queryWorkers?: number;
     /** Commit durability; `full` unless set. */
     sync?: SyncMode;
+    /** Bounds of the query pool (tests shorten them). */
+    pool?: QueryPoolOptions;
 }
 
 /**
@@ -30,19 +32,27 @@ export class SqliteEventStore implements EventStore {
     private readonly pool: QueryPool | undefined;
     private readonly statements;
 
-    private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number, private readonly durability: StoreStats['durability']) {
+    private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number, private readonly durability: StoreStats['durability'], poolOptions: QueryPoolOptions = {}) {
         this.writer = writer;
         this.reader = new Database(file, { readonly: true, fileMustExist: true });
         prepareReader(this.reader, 8000);
-        this.pool = queryWorkers > 0 ? new QueryPool(file, queryWorkers) : undefined;
+        this.pool = queryWorkers > 0 ? new QueryPool(file, queryWorkers, poolOptions) : undefined;
         const r = this.reader;
         this.statements = {
             entry: r.prepare('SELECT * FROM events WHERE id = ?'),
             body: r.prepare('SELECT text, raw FROM bodies WHERE seq = ?'),
             webhookOf: r.prepare('SELECT webhook_id FROM events WHERE id = ?').pluck(),
             atTs: r.prepare('SELECT id FROM events WHERE webhook_id = ? AND ts = ? ORDER BY id DESC LIMIT 1').pluck(),
-            outbox: r.prepare('SELECT e.*, b.text AS b_text, b.raw AS b_raw FROM outbox o JOIN events e ON e.seq = o.seq LEFT JOIN bodies b ON b.seq = o.seq ORDER BY o.seq LIMIT ?'),
+            // Sizes first (no body is read), so a batch is cut by bytes before any body loads.
+            outboxSizes: r.prepare(`SELECT o.seq AS seq, (CASE WHEN e.body_kind = 'offloaded' THEN 0 ELSE e.size END)
+                + length(e.headers) + length(e.query) + length(e.response_body) + 512 AS bytes
+                FROM outbox o JOIN events e ON e.seq = o.seq ORDER BY o.seq LIMIT ?`),
+            outbox: r.prepare('SELECT e.*, b.text AS b_text, b.raw AS b_raw FROM outbox o JOIN events e ON e.seq = o.seq LEFT JOIN bodies b ON b.seq = o.seq WHERE o.seq <= ? ORDER BY o.seq LIMIT ?'),
             meta: r.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+            replays: r.prepare(`SELECT data FROM (SELECT id, data FROM replays WHERE event_id = ? ORDER BY id DESC LIMIT ${REPLAY_HISTORY}) ORDER BY id`).pluck(),
+            seqOf: r.prepare('SELECT seq FROM events WHERE id = ?').pluck(),
+            forward: r.prepare('SELECT data FROM forwards WHERE event_id = ?').pluck(),
+            after: r.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
             exactCount: r.prepare('SELECT count(*) FROM events').pluck(),
             backlog: r.prepare('SELECT count(*) FROM outbox').pluck(),
             offloaded: r.prepare(`SELECT count(*) FROM events WHERE body_kind = 'offloaded'`).pluck(),
@@ -58,7 +68,7 @@ export class SqliteEventStore implements EventStore {
             writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() }),
             writer.request({ op: 'describe' }),
         ]);
-        return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2, durability);
+        return new SqliteEventStore(options.file, writer, options.queryWorkers ?? 2, durability, options.pool);
     }
 
     append(event: NewEvent): Promise<void> {
@@ -73,7 +83,31 @@ export class SqliteEventStore implements EventStore {
     getEntry(id: string): LogEntry {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
-        return rowToEntry(row, this.statements.body.get(row.seq) as BodyRow | undefined);
+        return this.withReplays(rowToEntry(row, this.statements.body.get(row.seq) as BodyRow | undefined));
+    }
+
+    entriesAfter(id: string, limit: number): LogEntry[] | undefined {
+        const seq = this.statements.seqOf.get(id) as number | undefined;
+        if (seq === undefined) return undefined;
+        const rows = this.statements.after.all(seq, limit) as EventRow[];
+        return rows.map((row) => this.withReplays(rowToEntry(row, this.statements.body.get(row.seq) as BodyRow | undefined)));
+    }
+
+    async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
+        await this.writer.request({ op: 'replay', eventId, data: JSON.stringify(record) });
+    }
+
+    async recordForwards(rows: readonly { eventId: string; outcome: ForwardOutcome }[]): Promise<void> {
+        if (rows.length === 0) return;
+        await this.writer.request({ op: 'forwards', rows: rows.map((r) => [r.eventId, JSON.stringify(r.outcome)]) });
+    }
+
+    /** Adds the event's replay history (`[]` when never replayed) and its forwarding outcome, if any. */
+    private withReplays(entry: LogEntry): LogEntry {
+        entry.replays = (this.statements.replays.all(entry.id) as string[]).map((d) => JSON.parse(d) as ReplayRecord);
+        const forward = this.statements.forward.get(entry.id) as string | undefined;
+        if (forward !== undefined) entry.forward = JSON.parse(forward) as ForwardOutcome;
+        return entry;
     }
 
     webhookOf(id: string): string | undefined {
@@ -95,14 +129,28 @@ export class SqliteEventStore implements EventStore {
         return stored;
     }
 
-    async query(q: LogsQuery): Promise<LogsPage> {
-        if (this.pool) return this.pool.run(q);
+    async query(q: LogsQuery, signal?: AbortSignal): Promise<LogsPage> {
+        if (this.pool) return this.pool.run(q, signal);
         const { runLogsQuery } = await import('./query.js');
         return runLogsQuery(this.reader, q);
     }
 
-    readOutbox(limit: number): OutboxItem[] {
-        const rows = this.statements.outbox.all(limit) as (EventRow & { b_text: string | null; b_raw: Buffer | null })[];
+    /** The query pool's counters (refused, timed out, cancelled) and its requests out, when queries run in workers. */
+    queryStats(): (PoolStats & { pending: number }) | undefined {
+        return this.pool ? { ...this.pool.stats, pending: this.pool.pending } : undefined;
+    }
+
+    readOutbox(limit: number, maxBytes = Infinity): OutboxItem[] {
+        const sizes = this.statements.outboxSizes.all(limit) as { seq: number; bytes: number }[];
+        if (sizes.length === 0) return [];
+        // Always at least one event, however large; then as many as fit in maxBytes.
+        let last = sizes[0]!.seq;
+        let bytes = sizes[0]!.bytes;
+        for (let i = 1; i < sizes.length && bytes + sizes[i]!.bytes <= maxBytes; i++) {
+            bytes += sizes[i]!.bytes;
+            last = sizes[i]!.seq;
+        }
+        const rows = this.statements.outbox.all(last, limit) as (EventRow & { b_text: string | null; b_raw: Buffer | null })[];
         return rows.map((r) => {
             const item: OutboxItem = { seq: r.seq, entry: rowToEntry(r, { text: r.b_text, raw: r.b_raw }) };
             if (r.body_kind === 'json' && r.b_text !== null) item.rawText = r.b_text;

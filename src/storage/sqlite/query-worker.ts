@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { lowerThreadPriority } from '../../lib/thread-priority.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import { finishPass, restoreBuffers, type CountRequest, type PassRequest, type PassResult } from './query/pass.js';
-import { countRange, MAX_SLICED_REACH, scanRows } from './query/scan.js';
+import { countRangeSteps, MAX_SLICED_REACH, scanRowsSteps, type Steps } from './query/scan.js';
 import { planLogsQuery } from './query.js';
 import { prepareReader } from './schema.js';
 
@@ -27,9 +27,18 @@ export type QueryRequest =
     | { n: number; part: { pass: PassRequest; lo: number; hi: number } }
     | { n: number; counting: { count: CountRequest; lo: number; hi: number } };
 
-/** A query worker's answer; `error` carries an AppError's status and message, never a stack. */
+/** Stops request `cancel` at its next slice (a time limit passed, or its client went away). */
+export interface QueryCancel {
+    cancel: number;
+}
+
+/**
+ * A query worker's answer; `error` carries an AppError's status and message, never a stack.
+ * `stopped`: the request was cancelled before it finished.
+ */
 export interface QueryReply {
     n: number;
+    stopped?: boolean;
     page?: LogsPage;
     pass?: PassRequest;
     part?: PassResult;
@@ -46,16 +55,37 @@ prepareReader(db);
 // gets about a tenth of a core that the ingest threads (main, writer) want, and all of an idle one.
 lowerThreadPriority(QUERY_NICENESS);
 
-function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
+/** Requests in progress here, and those of them cancelled (checked after every slice). */
+const running = new Set<number>();
+const cancelled = new Set<number>();
+
+class Stopped extends Error {}
+
+/**
+ * Runs steps, giving the event loop a turn after each slice: messages that arrived meanwhile (a
+ * quick query, a cancel) are handled before the next slice, so one long pass neither holds up
+ * other queries on this worker for more than a slice nor runs on after it was cancelled.
+ */
+async function drive<T>(n: number, steps: Steps<T>): Promise<T> {
+    for (;;) {
+        const r = steps.next();
+        if (r.done) return r.value;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (cancelled.has(n)) throw new Stopped();
+    }
+}
+
+async function answer(request: QueryRequest): Promise<Omit<QueryReply, 'n'>> {
+    const { n } = request;
     if ('part' in request) {
         const { pass, lo, hi } = request.part;
         restoreBuffers(pass.shape.params);
-        return { part: scanRows(db, pass.shape, pass.reach, hi, pass.withTotal, config.slice, lo) };
+        return { part: await drive(n, scanRowsSteps(db, pass.shape, pass.reach, hi, pass.withTotal, config.slice, lo)) };
     }
     if ('counting' in request) {
         const { count, lo, hi } = request.counting;
         restoreBuffers(count.shape.params);
-        return { counted: countRange(db, count.shape, lo, hi, true, config.slice) };
+        return { counted: await drive(n, countRangeSteps(db, count.shape, lo, hi, true, config.slice)) };
     }
     const { query } = request;
     // Buffers lose their prototype in transit; restore them for the IP filter.
@@ -65,17 +95,29 @@ function answer(request: QueryRequest): Omit<QueryReply, 'n'> {
     const { pass } = planned;
     // Only passes whose pieces merge cheaply are split; the pool merges them on its thread.
     if (request.split && pass.top >= config.splitFrom && pass.reach <= MAX_SLICED_REACH) return { pass };
-    return { page: finishPass(pass, scanRows(db, pass.shape, pass.reach, pass.top, pass.withTotal, config.slice)) };
+    return { page: finishPass(pass, await drive(n, scanRowsSteps(db, pass.shape, pass.reach, pass.top, pass.withTotal, config.slice))) };
 }
 
-parentPort!.on('message', (request: QueryRequest) => {
-    let reply: QueryReply;
+async function handle(request: QueryRequest): Promise<QueryReply> {
+    running.add(request.n);
     try {
-        reply = { n: request.n, ...answer(request) };
+        return { n: request.n, ...(await answer(request)) };
     } catch (error) {
-        reply = error instanceof AppError
+        if (error instanceof Stopped) return { n: request.n, stopped: true };
+        return error instanceof AppError
             ? { n: request.n, error: { status: error.status, message: error.message, extra: error.extra } }
             : { n: request.n, error: { status: 500, message: error instanceof Error ? error.message : String(error), extra: {} } };
+    } finally {
+        running.delete(request.n);
+        cancelled.delete(request.n);
     }
-    parentPort!.postMessage(reply);
+}
+
+parentPort!.on('message', (message: QueryRequest | QueryCancel) => {
+    if ('cancel' in message) {
+        // A request that already finished (or never came) has nothing to stop.
+        if (running.has(message.cancel)) cancelled.add(message.cancel);
+        return;
+    }
+    void handle(message).then((reply) => parentPort!.postMessage(reply));
 });

@@ -1,4 +1,5 @@
 import { ipToBytes } from '../../lib/ip.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../lib/json-text.js';
 import type { LogEntry, LogSummary, NewEvent, BodyKind } from '../types.js';
 
 /** Columns of `events` as they come back from SQLite. */
@@ -174,8 +175,11 @@ export function rowToSummary(r: Pick<EventRow, 'id' | 'webhook_id' | 'ts' | 'met
 /**
  * A body stored as JSON, parsed. Ingest decides JSON-ness with a scanner tested against JSON.parse;
  * should the two ever disagree, the entry still reads (as its text) instead of failing the request.
+ * Rows written before ingest capped the depth (or imported) may nest deeper than any answer can be
+ * serialized: those read as their text too.
  */
 function parseStored(text: string): unknown {
+    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) return text;
     try {
         return JSON.parse(text) as unknown;
     } catch {

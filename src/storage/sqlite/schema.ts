@@ -4,6 +4,9 @@ import type { SyncMode } from '../event-store.js';
 /** Meta key of the dataset sink's position, committed with the export watermark. */
 export const SINK_POSITION_KEY = 'dataset_position';
 
+/** Replays kept per event (the latest ones). */
+export const REPLAY_HISTORY = 50;
+
 /** Bumped when the DDL below changes incompatibly. */
 export const SCHEMA_VERSION = 1;
 
@@ -51,10 +54,17 @@ CREATE TABLE IF NOT EXISTS bodies (
 );
 CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS replays (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS replays_event ON replays(event_id, id);
+CREATE TABLE IF NOT EXISTS forwards (event_id TEXT PRIMARY KEY, data TEXT NOT NULL);
 `;
 
 /** Opens the schema on the single writer connection: WAL, the commit durability, tables and indexes. */
-export function prepareWriter(db: Database, sync: SyncMode = 'full'): void {
+export function prepareWriter(db: Database, sync: SyncMode = 'normal'): void {
     db.pragma('journal_mode = WAL');
     db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordId, recordParams, type EventRecord } from './rows.js';
 import type { SyncMode } from '../event-store.js';
-import { prepareWriter, SINK_POSITION_KEY, syncModeOf } from './schema.js';
+import { prepareWriter, REPLAY_HISTORY, SINK_POSITION_KEY, syncModeOf } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */
@@ -13,7 +13,7 @@ export interface WriterCore {
 }
 
 /** Opens the database for writing and prepares the statements once. */
-export function openWriterCore(file: string, sync: SyncMode = 'full'): WriterCore {
+export function openWriterCore(file: string, sync: SyncMode = 'normal'): WriterCore {
     const db = new Database(file);
     prepareWriter(db, sync);
     const insertEvent = db.prepare(INSERT_EVENT);
@@ -23,6 +23,9 @@ export function openWriterCore(file: string, sync: SyncMode = 'full'): WriterCor
     const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const insertReplay = db.prepare('INSERT INTO replays (event_id, data) VALUES (?, ?)');
+    const trimReplays = db.prepare(`DELETE FROM replays WHERE event_id = @id AND id <= (SELECT id FROM replays WHERE event_id = @id ORDER BY id DESC LIMIT 1 OFFSET ${REPLAY_HISTORY})`);
+    const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) VALUES (?, ?) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
 
     const insert = (record: EventRecord, exported: boolean): void => {
         const { params, body } = recordParams(record);
@@ -50,6 +53,13 @@ export function openWriterCore(file: string, sync: SyncMode = 'full'): WriterCor
                 return { batch: req.batch };
             case 'setMeta':
                 setMeta.run(req.key, req.value);
+                return { batch: req.batch };
+            case 'replay':
+                insertReplay.run(req.eventId, req.data);
+                trimReplays.run({ id: req.eventId });
+                return { batch: req.batch };
+            case 'forwards':
+                for (const [id, data] of req.rows) upsertForward.run(id, data);
                 return { batch: req.batch };
             case 'describe':
                 return { batch: req.batch, durability: syncModeOf(db) };

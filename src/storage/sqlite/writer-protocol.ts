@@ -10,6 +10,10 @@ export type WriterRequest =
     /** The dataset holds every outbox entry up to and including `seq`. */
     | { op: 'exported'; batch: number; upToSeq: number; sinkPosition?: string }
     | { op: 'setMeta'; batch: number; key: string; value: string }
+    /** One replay of an event (its JSON record); only the latest REPLAY_HISTORY per event are kept. */
+    | { op: 'replay'; batch: number; eventId: string; data: string }
+    /** Forwarding outcomes, [eventId, outcomeJson]; kept apart from the row so they may land before its commit. */
+    | { op: 'forwards'; batch: number; rows: [string, string][] }
     /** Reports the writer's settings as SQLite has them. */
     | { op: 'describe'; batch: number }
     | { op: 'close'; batch: number };

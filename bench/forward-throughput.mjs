@@ -1,0 +1,74 @@
+// Ingest throughput with forwardUrl set to a local receiver, against plain ingest, in alternating rounds.
+//
+//   node bench/forward-throughput.mjs [--rounds 3] [--duration 10] [--connections 50] [--main path/to/dist/main.js]
+//
+// Each round runs autocannon (the ~1 KB JSON POST of bench/ingest.mjs) against the built service on a
+// fresh storage folder without forwardUrl, then against another with forwardUrl pointing at
+// bench/forward-receiver.mjs (SSRF_ALLOWLIST=127.0.0.1). After the forwarding run it waits for the
+// background queue to drain and reports how many captures reached the receiver: the ratio is only
+// honest if they all did (a full queue drops forwards instead of slowing ingest).
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { BODY } from './lib/payload.mjs';
+import { ensureBuilt, firstWebhook, freshDir, median, removeDir, root, startService, table, waitFor } from './lib/service.mjs';
+
+const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, main: { type: 'string' } } });
+const ROUNDS = Number(args.rounds);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const TARGET_RATIO = 0.7;
+
+const cannon = (url) => autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json' }, body: BODY });
+
+async function startReceiver() {
+    const child = spawn(process.execPath, [join(root, 'bench', 'forward-receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(/listening (\d+)/.exec(String(d))[1]))));
+    const url = `http://127.0.0.1:${port}`;
+    return { url, child, count: async () => Number(await (await fetch(`${url}/count`)).text()) };
+}
+
+async function run(forwardUrl) {
+    const dir = freshDir(forwardUrl ? 'fwd' : 'plain');
+    const svc = await startService({ dir, ...(args.main ? { main: args.main } : {}), input: forwardUrl ? { forwardUrl } : {}, env: { INGEST_RATE_LIMIT_PER_MINUTE: '0', SSRF_ALLOWLIST: '127.0.0.1' } });
+    try {
+        const id = await firstWebhook(svc);
+        const result = await cannon(`${svc.url}/webhook/${id}`);
+        return { rps: result.requests.average, ok: result['2xx'], p99: result.latency.p99, svc };
+    } catch (e) {
+        await svc.stop();
+        removeDir(dir);
+        throw e;
+    }
+}
+
+ensureBuilt();
+const rows = [];
+const ratios = [];
+for (let round = 1; round <= ROUNDS; round++) {
+    const plain = await run(undefined);
+    await plain.svc.stop();
+    removeDir(plain.svc.dir);
+    const receiver = await startReceiver();
+    const before = await receiver.count();
+    const fwd = await run(`${receiver.url}/in`);
+    // Forwards finish in the background: wait until the receiver stops counting up.
+    let last = -1;
+    const delivered = await waitFor(async () => {
+        const n = (await receiver.count()) - before;
+        const settled = n === last ? n : undefined;
+        last = n;
+        return settled;
+    }, { intervalMs: 1000, timeoutMs: 120_000, what: 'forwarding to drain' });
+    await fwd.svc.stop();
+    removeDir(fwd.svc.dir);
+    receiver.child.kill('SIGTERM');
+    const ratio = fwd.rps / plain.rps;
+    ratios.push(ratio);
+    rows.push([round, Math.round(plain.rps), Math.round(fwd.rps), `${(ratio * 100).toFixed(1)}%`, `${fwd.p99} ms`, `${delivered} / ${fwd.ok}`]);
+    console.log(`round ${round}: plain ${Math.round(plain.rps)} req/s, forwarding ${Math.round(fwd.rps)} req/s (${(ratio * 100).toFixed(1)}%), forwarded ${delivered} of ${fwd.ok}`);
+}
+console.log(`\n${table(['round', 'plain req/s', 'with forwardUrl req/s', 'ratio', 'p99 (fwd)', 'forwarded / 2xx'], rows)}`);
+const med = median(ratios);
+console.log(`\nmedian ratio ${(med * 100).toFixed(1)}% (target ≥ ${TARGET_RATIO * 100}%): ${med >= TARGET_RATIO ? 'met' : 'NOT met'}`);

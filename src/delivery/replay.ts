@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config/index.js';
+import { AppError, BadRequestError, NotFoundError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { EventStore } from '../storage/event-store.js';
+import type { ReplayRecord } from '../storage/types.js';
+import type { WebhookManager } from '../webhooks/manager.js';
+import { deleteHeader, hasHeaderNamed, replayableHeaders, setHeader } from './headers.js';
+import type { ReplayEdit } from './replay-edit.js';
+import { exponential, withRetries } from './retry.js';
+import { sendOnce, type OutgoingRequest } from './send.js';
+import { SsrfGuard } from './ssrf-guard.js';
+
+/**
+ * Re-signs the bytes actually sent (`resign: true`): given them and the headers about to go out,
+ * returns the headers to send. Helper S plugs the configured provider in here; without one, a
+ * resign request is refused with 400.
+ */
+export type ReplaySigner = (body: Buffer, headers: Record<string, string>) => Record<string, string>;
+
+/** What POST /replay/:webhookId/:itemId asks for. */
+export interface ReplayRequest {
+    webhookId: string;
+    itemId: string;
+    url: string | null;
+    edit: ReplayEdit;
+}
+
+/** The success answer of a replay. */
+export interface ReplayAnswer {
+    status: 'replayed';
+    targetUrl: string;
+    targetResponseCode: number;
+    targetResponseBody: string;
+    strippedHeaders?: string[];
+    resigned: boolean;
+}
+
+/** What the replayer needs. */
+export interface ReplayDeps {
+    config: Config;
+    clock: Clock;
+    store: EventStore;
+    blobs: BlobStore;
+    webhooks: WebhookManager;
+}
+
+const MISSING_URL = "Missing 'url' parameter";
+const REPLAY_FAILED = 'Replay Failed';
+
+/** Builds the replay operation; `signer` is the seam for `resign: true`. */
+export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: ReplayRequest) => Promise<ReplayAnswer> {
+    const guard = new SsrfGuard({ allowlist: deps.config.env.ssrfAllowlist });
+    const { replayMaxRetries, replayTimeoutMs } = deps.config.input;
+    const schedule = exponential(replayMaxRetries, 200, 2000);
+
+    return async (req) => {
+        const targetUrl = req.url?.trim() ?? '';
+        if (targetUrl === '') throw new BadRequestError(MISSING_URL, { error: MISSING_URL });
+        if (req.edit.resign && !signer) throw new BadRequestError('Cannot re-sign: no signatureVerification secret is configured');
+        const logId = findEvent(deps, req.webhookId, req.itemId);
+        const target = await guard.check(targetUrl);
+        const entry = deps.store.getEntry(logId);
+        const { headers, stripped } = replayableHeaders(entry.headers);
+        for (const [name, value] of Object.entries(req.edit.headers ?? {})) {
+            if (value === null) deleteHeader(headers, name);
+            else setHeader(headers, name, value);
+        }
+        const method = req.edit.method ?? entry.method;
+        const body = await bodySource(deps, logId, req.edit, headers);
+        setHeader(headers, 'X-Service-Replay', 'true');
+        setHeader(headers, 'X-Original-Webhook-Id', entry.webhookId);
+        const resigned = req.edit.resign === true && signer !== undefined && body.bytes !== undefined;
+        const sentHeaders = resigned ? signer(body.bytes!, headers) : headers;
+
+        const outcome = await withRetries(schedule, deps.clock, async () => {
+            const out: OutgoingRequest = { method, headers: { ...sentHeaders, 'Idempotency-Key': randomUUID() } };
+            const payload = method === 'HEAD' ? undefined : await body.open();
+            if (payload !== undefined) out.body = payload;
+            return sendOnce(target, out, replayTimeoutMs);
+        });
+        const record: ReplayRecord = {
+            at: new Date(deps.clock.now()).toISOString(),
+            targetUrl,
+            targetResponseCode: outcome.ok ? outcome.value.statusCode : null,
+            attempts: outcome.attempts,
+            error: outcome.ok ? null : (outcome.errors.at(-1)?.message ?? 'failed'),
+            resigned,
+        };
+        await deps.store.recordReplay(logId, record);
+        if (!outcome.ok) throw failure(outcome.errors, outcome.attempts, replayTimeoutMs);
+        const answer: ReplayAnswer = { status: 'replayed', targetUrl, targetResponseCode: outcome.value.statusCode, targetResponseBody: outcome.value.body, resigned };
+        if (stripped.length > 0) answer.strippedHeaders = stripped;
+        return answer;
+    };
+}
+
+/** The event's id: `itemId` itself when it belongs to the webhook, else the event captured at that timestamp. */
+function findEvent(deps: ReplayDeps, webhookId: string, itemId: string): string {
+    const notFound = new NotFoundError(`Log entry '${itemId}' not found for webhook '${webhookId}'`);
+    if (!deps.webhooks.getActive(webhookId)) throw notFound;
+    if (deps.store.webhookOf(itemId) === webhookId) return itemId;
+    const ts = /^\d+$/.test(itemId) ? Number(itemId) : Date.parse(itemId);
+    const byTime = Number.isFinite(ts) ? deps.store.idAtTimestamp(webhookId, ts) : undefined;
+    if (byTime === undefined) throw notFound;
+    return byTime;
+}
+
+interface BodySource {
+    /** The bytes when they are in memory (needed for re-signing); undefined for an offloaded body. */
+    bytes: Buffer | undefined;
+    /** A fresh body for one attempt. */
+    open(): Promise<Buffer | Readable | undefined>;
+}
+
+/**
+ * The body to send: the edit's, else the sender's bytes: streamed from the blob store whenever the
+ * event has a blob (offloaded, or kept there because a custom script replaced the stored body).
+ */
+async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, headers: Record<string, string>): Promise<BodySource> {
+    if (edit.body) {
+        const bytes = edit.body.bytes;
+        if (edit.body.json && !(edit.headers && Object.keys(edit.headers).some((k) => k.toLowerCase() === 'content-type'))) {
+            setHeader(headers, 'Content-Type', 'application/json');
+        }
+        return { bytes, open: () => Promise.resolve(bytes) };
+    }
+    const stored = deps.store.getBody(logId);
+    if (stored.blobKey) {
+        const key = stored.blobKey;
+        if (!hasHeaderNamed(headers, 'content-length')) headers['Content-Length'] = String(stored.size);
+        return { bytes: undefined, open: async () => (await deps.blobs.read(key)).stream };
+    }
+    const bytes = stored.raw ?? Buffer.alloc(0);
+    return { bytes, open: () => Promise.resolve(bytes.length > 0 ? bytes : undefined) };
+}
+
+/** 504 when every attempt timed out, else 502; both `Replay Failed`, with the last error's code. */
+function failure(errors: { kind: string; code: string | undefined; message: string }[], attempts: number, timeoutMs: number): AppError {
+    const last = errors.at(-1);
+    const code = last?.code !== undefined ? { code: last.code } : {};
+    if (errors.every((e) => e.kind === 'timeout')) {
+        return new AppError(504, `Target timed out after ${attempts} attempts (${timeoutMs / 1000}s timeout per attempt)`, { error: REPLAY_FAILED, ...code });
+    }
+    return new AppError(502, `Target could not be reached after ${attempts} attempts: ${last?.message ?? 'network error'}`, { error: REPLAY_FAILED, ...code });
+}

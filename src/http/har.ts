@@ -1,0 +1,180 @@
+import { STATUS_CODES } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { AppDeps } from '../deps.js';
+import { BadRequestError } from '../errors.js';
+import type { LogEntry, StoredBody } from '../storage/types.js';
+import { parseLogsRequest } from './parse-logs-query.js';
+
+// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/). Fields we add start with `_`, as the spec
+// asks of custom fields.
+
+type NameValue = { name: string; value: string };
+
+/** One HAR entry: the captured request and the answer the service sent. */
+export interface HarEntry {
+    startedDateTime: string;
+    time: number;
+    request: {
+        method: string;
+        url: string;
+        httpVersion: string;
+        cookies: NameValue[];
+        headers: NameValue[];
+        queryString: NameValue[];
+        postData?: { mimeType: string; text: string; _encoding?: 'base64'; _payloadUrl?: string };
+        headersSize: number;
+        bodySize: number;
+    };
+    response: {
+        status: number;
+        statusText: string;
+        httpVersion: string;
+        cookies: NameValue[];
+        headers: NameValue[];
+        content: { size: number; mimeType: string; text: string };
+        redirectURL: string;
+        headersSize: number;
+        bodySize: number;
+    };
+    cache: Record<string, never>;
+    timings: { send: number; wait: number; receive: number };
+    _id: string;
+    _webhookId: string;
+    _remoteIp: string;
+    _signature?: { provider: string | null; valid: boolean | null; error: string | null };
+}
+
+const pairs = (obj: Record<string, unknown>): NameValue[] =>
+    Object.entries(obj).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((x) => ({ name, value: typeof x === 'string' ? x : JSON.stringify(x) })));
+
+const headerValue = (headers: Record<string, unknown>, name: string): string | undefined => {
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name && typeof v === 'string') return v;
+    return undefined;
+};
+
+/** Cookies of a Cookie header, as HAR lists them (a masked header has none to list). */
+function cookiesOf(headers: Record<string, unknown>): NameValue[] {
+    const raw = headerValue(headers, 'cookie');
+    if (!raw || raw === '[REDACTED]') return [];
+    return raw.split(';').flatMap((part) => {
+        const eq = part.indexOf('=');
+        return eq > 0 ? [{ name: part.slice(0, eq).trim(), value: part.slice(eq + 1).trim() }] : [];
+    });
+}
+
+/** The request body for HAR: text when it is UTF-8 without NUL, base64 otherwise, a link when offloaded. */
+function postDataOf(entry: LogEntry, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
+    const mimeType = entry.contentType || 'application/octet-stream';
+    if (body.kind === 'empty') return undefined;
+    if (body.kind === 'offloaded') return { mimeType, text: '', _payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };
+    const raw = body.raw ?? Buffer.alloc(0);
+    if (body.kind === 'binary' || raw.includes(0)) return { mimeType, text: raw.toString('base64'), _encoding: 'base64' };
+    return { mimeType, text: raw.toString('utf8') };
+}
+
+/** A HAR entry for one stored event and its body. */
+export function harEntry(entry: LogEntry, body: StoredBody, baseUrl: string): HarEntry {
+    const responseText = typeof entry.responseBody === 'string' ? entry.responseBody : JSON.stringify(entry.responseBody ?? '');
+    const postData = postDataOf(entry, body, baseUrl);
+    const har: HarEntry = {
+        startedDateTime: entry.timestamp,
+        time: entry.processingTime,
+        request: {
+            method: entry.method,
+            url: `${baseUrl}${entry.requestUrl}`,
+            httpVersion: 'HTTP/1.1',
+            cookies: cookiesOf(entry.headers),
+            headers: pairs(entry.headers),
+            queryString: pairs(entry.query),
+            headersSize: -1,
+            bodySize: body.kind === 'empty' ? 0 : body.size,
+        },
+        response: {
+            status: entry.statusCode,
+            statusText: STATUS_CODES[entry.statusCode] ?? '',
+            httpVersion: 'HTTP/1.1',
+            cookies: [],
+            headers: pairs(entry.responseHeaders),
+            content: {
+                size: Buffer.byteLength(responseText),
+                mimeType: headerValue(entry.responseHeaders, 'content-type') ?? (typeof entry.responseBody === 'string' ? 'text/plain' : 'application/json'),
+                text: responseText,
+            },
+            redirectURL: '',
+            headersSize: -1,
+            bodySize: Buffer.byteLength(responseText),
+        },
+        cache: {},
+        timings: { send: 0, wait: entry.processingTime, receive: 0 },
+        _id: entry.id,
+        _webhookId: entry.webhookId,
+        _remoteIp: entry.remoteIp,
+    };
+    if (postData) har.request.postData = postData;
+    if (entry.signatureProvider !== null) har._signature = { provider: entry.signatureProvider, valid: entry.signatureValid, error: entry.signatureError };
+    return har;
+}
+
+/** Splits `format` off a GET /logs query: `json` (the default) or `har`; anything else is a 400. */
+export function takeFormat(search: URLSearchParams): { format: 'json' | 'har'; search: URLSearchParams } {
+    const format = search.get('format');
+    if (format === null) return { format: 'json', search };
+    if (format !== 'json' && format !== 'har' || search.getAll('format').length > 1) {
+        throw new BadRequestError("Parameter 'format' must be 'json' or 'har'");
+    }
+    const rest = new URLSearchParams(search);
+    rest.delete('format');
+    return { format, search: rest };
+}
+
+// Entries are read and written in batches, yielding between them, so a 10,000-event export neither
+// holds the event loop nor holds every body in memory at once.
+const BATCH = 100;
+
+/** GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. */
+export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSearchParams): Promise<void> {
+    const { query } = parseLogsRequest(search);
+    const page = await deps.store.query(query);
+    const base = deps.baseUrl();
+    // Entries of expired webhooks are not served by /logs/:id either, so they are not exported.
+    const ids = page.items.filter((item) => deps.webhooks.getActive(item.webhookId)).map((item) => item.id);
+    res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Disposition': 'attachment; filename="webhook-debugger.har"',
+    });
+    const head = { version: '1.2', creator: { name: 'webhook-debugger', version: deps.version }, pages: [] };
+    const open = JSON.stringify({ log: head }).slice(0, -2);
+    await write(res, `${open},"entries":[`);
+    let first = true;
+    for (let i = 0; i < ids.length; i += BATCH) {
+        const chunk: string[] = [];
+        for (const id of ids.slice(i, i + BATCH)) {
+            try {
+                chunk.push(JSON.stringify(harEntry(deps.store.getEntry(id), deps.store.getBody(id), base)));
+            } catch (error) {
+                // An event removed since the query ran is simply not exported.
+                if (!(error instanceof Error && error.name === 'NotFoundError')) throw error;
+            }
+        }
+        if (chunk.length) {
+            await write(res, `${first ? '' : ','}${chunk.join(',')}`);
+            first = false;
+        }
+        if (res.destroyed) return;
+        await new Promise((r) => setImmediate(r));
+    }
+    res.end(']}}');
+}
+
+function write(res: ServerResponse, text: string): Promise<void> {
+    if (res.write(text) || res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+        const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+    });
+}

@@ -1,0 +1,105 @@
+import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
+import type { ScriptInput } from '../sandbox/runner.js';
+import { jsonBody, type IngestContext } from './context.js';
+import { storedHeaders, storedQuery, storedUrl } from './record.js';
+
+/** `HTTP_STATUS`: UPPER_SNAKE reason phrases to codes, e.g. `HTTP_STATUS.ACCEPTED === 202`. */
+export const HTTP_STATUS: Record<string, number> = Object.freeze(
+    Object.fromEntries(
+        Object.entries(STATUS_CODES).map(([code, phrase]) => [String(phrase).toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, ''), Number(code)]),
+    ),
+);
+
+/** Event fields a script may read but not change in storage: identity, timing and verification. */
+const FIXED = new Set(['id', 'webhookId', 'timestamp', 'method', 'requestUrl', 'contentType', 'remoteIp', 'userAgent', 'size', 'bodyEncoding',
+    'signatureValid', 'signatureProvider', 'signatureError', 'statusCode', 'responseBody', 'responseHeaders', 'headers', 'query', 'body']);
+
+/** The body as the API shows it: JSON as a value, text as a string, bytes as base64. */
+function bodyView(ctx: IngestContext): { body: unknown; bodyEncoding?: 'base64' } {
+    const { kind, raw, size } = ctx.body;
+    if (kind === 'json') return { body: jsonBody(ctx) };
+    if (kind === 'binary') return { body: (raw ?? Buffer.alloc(0)).toString('base64'), bodyEncoding: 'base64' };
+    if (kind === 'offloaded') return { body: { offloaded: true, size } };
+    return { body: kind === 'empty' ? '' : (raw ?? Buffer.alloc(0)).toString('utf8') };
+}
+
+/** What the script sees: `event` as it would be stored and a copy of the request (masked alike). */
+export function scriptInput(ctx: IngestContext): ScriptInput {
+    const { input } = ctx.deps.config;
+    const maskKey = input.authKey !== undefined;
+    const { req } = ctx;
+    const headers = storedHeaders(req.headers, input.maskSensitiveData);
+    const query = storedQuery(ctx.search, maskKey);
+    const url = storedUrl(req.url ?? '/', maskKey);
+    const view = bodyView(ctx);
+    const event: Record<string, unknown> = {
+        id: ctx.logId,
+        webhookId: ctx.webhookId,
+        timestamp: new Date(ctx.receivedAt).toISOString(),
+        method: (req.method ?? 'GET').toUpperCase(),
+        requestUrl: url,
+        contentType: String(req.headers['content-type'] ?? ''),
+        remoteIp: ctx.clientIp,
+        userAgent: String(req.headers['user-agent'] ?? ''),
+        size: ctx.body.size,
+        headers,
+        query,
+        ...view,
+        statusCode: ctx.response.status,
+        responseBody: Buffer.isBuffer(ctx.response.body) ? ctx.response.body.toString('utf8') : ctx.response.body,
+        responseHeaders: ctx.response.headers,
+    };
+    if (ctx.signature) Object.assign(event, { signatureValid: ctx.signature.valid, signatureProvider: ctx.signature.provider, signatureError: ctx.signature.error ?? null });
+    const reqCopy = { method: event.method, url, path: url.split('?')[0], headers, query, ip: ctx.clientIp, ...view };
+    return { event, req: reqCopy, status: HTTP_STATUS };
+}
+
+const contentTypeOf = (headers: Record<string, string>): string | undefined => Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1];
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Applies `event.statusCode`, `responseBody` and `responseHeaders` to the answer; returns problems. */
+export function applyAnswer(ctx: IngestContext, before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+    const problems: string[] = [];
+    const status = after.statusCode;
+    if (!same(status, before.statusCode)) {
+        if (typeof status === 'number' && Number.isInteger(status) && status >= 200 && status <= 599) ctx.response.status = status;
+        else problems.push('event.statusCode must be an integer 200-599; ignored');
+    }
+    let headers = ctx.response.headers;
+    if (!same(after.responseHeaders, before.responseHeaders)) {
+        if (isObject(after.responseHeaders)) {
+            headers = {};
+            for (const [name, value] of Object.entries(after.responseHeaders)) {
+                try {
+                    validateHeaderName(name);
+                    validateHeaderValue(name, String(value));
+                    headers[name] = String(value);
+                } catch {
+                    problems.push(`event.responseHeaders.${name} is not a valid header; dropped`);
+                }
+            }
+        } else problems.push('event.responseHeaders must be an object; ignored');
+    }
+    if (!same(after.responseBody, before.responseBody) && after.responseBody !== undefined) {
+        ctx.response.body = after.responseBody;
+        // The configured Content-Type described the configured body: unless the script chose
+        // another one, a structured body goes out as JSON.
+        if (typeof after.responseBody !== 'string' && contentTypeOf(headers) === contentTypeOf(ctx.response.headers)) {
+            headers = Object.fromEntries(Object.entries(headers).filter(([n]) => n.toLowerCase() !== 'content-type'));
+            headers['Content-Type'] = 'application/json; charset=utf-8';
+        }
+    }
+    ctx.response.headers = headers;
+    return problems;
+}
+
+/** Records changed `headers`, `query` and any new top-level fields as what gets stored. */
+export function applyStored(ctx: IngestContext, before: Record<string, unknown>, after: Record<string, unknown>): void {
+    const scripted: NonNullable<IngestContext['scripted']> = {};
+    if (isObject(after.headers) && !same(after.headers, before.headers)) scripted.headers = after.headers;
+    if (isObject(after.query) && !same(after.query, before.query)) scripted.query = after.query;
+    const extra = Object.fromEntries(Object.entries(after).filter(([k]) => !FIXED.has(k)));
+    if (Object.keys(extra).length > 0) scripted.extra = extra;
+    if (Object.keys(scripted).length > 0) ctx.scripted = scripted;
+}

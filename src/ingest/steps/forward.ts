@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { replayableHeaders } from '../../delivery/headers.js';
+import { Forwarder } from '../../delivery/forwarder.js';
+import { exponential } from '../../delivery/retry.js';
+import { AppError } from '../../errors.js';
+import type { IngestDeps, Step } from '../context.js';
+
+/** The loop marker: every service that forwards a request appends its instance id here. */
+export const LOOP_HEADER = 'X-Webhook-Debugger-Forwarded-By';
+const LOOP_HEADER_LOWER = LOOP_HEADER.toLowerCase();
+
+/** Forwarding limits: 1,000 captures or 64 MB of bodies waiting, 16 deliveries at once. */
+const FORWARD_LIMITS = { maxQueue: 1000, maxQueuedBytes: 64 * 1024 * 1024, concurrency: 16 };
+
+/**
+ * Step 10: refuses a request that this very instance forwarded (a loop through `forwardUrl`) with
+ * 422, which is stored; otherwise, with `forwardUrl` set, hands the capture to the background
+ * forwarder and moves on: the sender's answer never waits for the target.
+ */
+export function createForward(deps: IngestDeps): Step {
+    // Unique per running service, so two instances may forward to each other; a chain A → B → A is
+    // caught too, because each hop appends its id to the marker.
+    const instanceId = randomBytes(9).toString('base64url');
+    const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
+    const forwarder = forwardUrl === undefined ? undefined : new Forwarder(
+        forwardUrl,
+        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist },
+        { ...FORWARD_LIMITS, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
+    );
+    return (ctx) => {
+        const marker = ctx.req.headers[LOOP_HEADER_LOWER];
+        const hops = typeof marker === 'string' ? marker.split(',').map((s) => s.trim()) : [];
+        if (hops.includes(instanceId)) {
+            throw new AppError(422, 'Forwarding loop detected: this request was forwarded by this service (forwardUrl points back at it)');
+        }
+        if (!forwarder) return;
+        const { headers } = replayableHeaders(ctx.req.headers);
+        headers[LOOP_HEADER] = [...hops.filter(Boolean), instanceId].join(', ');
+        const method = (ctx.req.method ?? 'GET').toUpperCase();
+        const { raw, blobKey, size } = ctx.body;
+        if (blobKey !== undefined) {
+            headers['Content-Length'] = String(size);
+            forwarder.enqueue({ eventId: ctx.logId, method, headers, blob: { key: blobKey, size } });
+        } else if (raw !== undefined && raw.length > 0 && method !== 'HEAD') {
+            // The bytes as received (before any redactBodyPaths, which only shapes what is stored).
+            forwarder.enqueue({ eventId: ctx.logId, method, headers, body: raw });
+        } else {
+            forwarder.enqueue({ eventId: ctx.logId, method, headers });
+        }
+    };
+}

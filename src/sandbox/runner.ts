@@ -1,0 +1,135 @@
+import ivm from 'isolated-vm';
+import { wrapScript } from './script.js';
+
+/** What a script sees: the event (mutable), a copy of the request (frozen) and HTTP_STATUS. */
+export interface ScriptInput {
+    event: Record<string, unknown>;
+    req: Record<string, unknown>;
+    status: Record<string, number>;
+}
+
+/** A finished run: the event as the script left it, or why there is none. */
+export type ScriptOutcome = { ok: true; event: unknown; bodyChanged: boolean } | { ok: false; error: string };
+
+/** Receives the script's console lines. */
+export type ConsoleSink = (level: 'info' | 'warn' | 'error', line: string) => void;
+
+/** Sandbox limits; DECISIONS.md fixes memory and time, the rest is capacity. */
+export interface SandboxLimits {
+    memoryMb: number;
+    timeoutMs: number;
+    /** Isolates run side by side; each runs one script at a time. */
+    isolates: number;
+    /** Runs waiting beyond this are skipped (the request is still captured). */
+    maxQueue: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = { memoryMb: 32, timeoutMs: 1000, isolates: 2, maxQueue: 1000 };
+
+/** Time given beyond the script's own limit for context creation and copying, before we cut. */
+const HOST_GRACE_MS = 250;
+const MAX_CONSOLE_LINES = 50;
+const MAX_LINE_CHARS = 2000;
+
+class HostDeadline extends Error {}
+
+interface Slot {
+    isolate?: ivm.Isolate;
+    /** The wrapped script, compiled once per isolate and run in each fresh context. */
+    script?: ivm.Script;
+}
+
+/**
+ * Runs the custom script in isolated-vm: a fresh context per run on a reused isolate. An isolate
+ * that blew its memory limit, or that we had to kill (a promise that never settles, a loop in a
+ * continuation), is disposed and recreated on the next run. Never throws.
+ */
+export class ScriptRunner {
+    private readonly code: string;
+    private readonly free: Slot[];
+    private readonly waiting: ((slot: Slot) => void)[] = [];
+
+    constructor(code: string, private readonly limits: SandboxLimits = DEFAULT_LIMITS) {
+        this.code = wrapScript(code);
+        this.free = Array.from({ length: limits.isolates }, () => ({}));
+    }
+
+    /** Runs the script once for one request. */
+    async run(input: ScriptInput, sink: ConsoleSink): Promise<ScriptOutcome> {
+        const slot = this.free.pop() ?? (this.waiting.length < this.limits.maxQueue ? await new Promise<Slot>((r) => this.waiting.push(r)) : undefined);
+        if (!slot) return { ok: false, error: 'Script skipped: the sandbox queue is full' };
+        try {
+            return await this.runIn(slot, input, sink);
+        } finally {
+            const next = this.waiting.shift();
+            if (next) next(slot);
+            else this.free.push(slot);
+        }
+    }
+
+    /** Frees every isolate. */
+    dispose(): void {
+        for (const slot of this.free) if (slot.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
+    }
+
+    private async runIn(slot: Slot, input: ScriptInput, sink: ConsoleSink): Promise<ScriptOutcome> {
+        if (!slot.isolate || slot.isolate.isDisposed || !slot.script) {
+            slot.isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryMb });
+            slot.script = await slot.isolate.compileScript(this.code, { filename: 'customScript' });
+        }
+        const { isolate, script } = slot;
+        let lines = 0;
+        const log = new ivm.Callback(
+            (level: unknown, line: unknown) => {
+                if (++lines > MAX_CONSOLE_LINES) return;
+                const text = String(line);
+                sink(level === 'warn' || level === 'error' ? level : 'info', text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text);
+            },
+            { ignored: true },
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new HostDeadline()), this.limits.timeoutMs + HOST_GRACE_MS);
+        });
+        let context: ivm.Context | undefined;
+        try {
+            const run = (async () => {
+                const ctx = await isolate.createContext();
+                context = ctx;
+                // The slot is ours alone, so the isolate is idle: these sets do not wait on it.
+                ctx.global.setSync('$0', JSON.stringify(input));
+                ctx.global.setSync('$1', log);
+                return script.run(ctx, { timeout: this.limits.timeoutMs, promise: true, copy: true });
+            })();
+            run.catch(() => undefined);
+            const json = await Promise.race([run, deadline]);
+            const parsed = JSON.parse(String(json)) as { event: unknown; bodyChanged: boolean };
+            return { ok: true, event: parsed.event, bodyChanged: parsed.bodyChanged };
+        } catch (error) {
+            return { ok: false, error: this.describe(error, isolate) };
+        } finally {
+            clearTimeout(timer);
+            if (!isolate.isDisposed) {
+                try {
+                    context?.release();
+                } catch {
+                    // The context went with a disposed isolate.
+                }
+            }
+        }
+    }
+
+    private describe(error: unknown, isolate: ivm.Isolate): string {
+        const { timeoutMs, memoryMb } = this.limits;
+        if (error instanceof HostDeadline) {
+            // Still running (a promise that never settles, or a loop in a continuation): kill it.
+            if (!isolate.isDisposed) isolate.dispose();
+            return `Script did not finish within ${timeoutMs} ms`;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        if (/memory limit/i.test(message) || isolate.isDisposed) return `Script exceeded the ${memoryMb} MB memory limit`;
+        if (/timed out/i.test(message)) return `Script did not finish within ${timeoutMs} ms`;
+        const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
+        return `Script failed: ${name}${message}`.slice(0, MAX_LINE_CHARS);
+    }
+}

@@ -1,0 +1,151 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startService } from '../../src/compose.js';
+import { silentLogger } from '../../src/lib/log.js';
+import type { ForwardOutcome } from '../../src/storage/types.js';
+import { json, startTestService, type TestService } from '../helpers/service.js';
+import { startReceiver } from '../replay/receiver.js';
+
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/** Sends a capture; returns its answer status and stored id. */
+async function capture(svc: { fetch: TestService['fetch'] }, webhookId: string, init: RequestInit): Promise<{ status: number; id: string }> {
+    const res = await svc.fetch(`/webhook/${webhookId}`, init);
+    const requestId = res.headers.get('x-request-id');
+    const items = (await json<{ items: { id: string }[] }>(await svc.fetch(`/logs?requestId=${requestId}`))).items;
+    return { status: res.status, id: items[0]!.id };
+}
+
+/** Polls GET /logs/:id until its forwarding outcome is final. */
+async function outcomeOf(svc: { fetch: TestService['fetch'] }, id: string): Promise<ForwardOutcome> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+        const entry = await json<{ forward?: ForwardOutcome }>(await svc.fetch(`/logs/${id}`));
+        if (entry.forward) return entry.forward;
+        if (Date.now() > deadline) throw new Error('no forwarding outcome recorded');
+        await new Promise((r) => setTimeout(r, 20));
+    }
+}
+
+describe('forwarding (forwardUrl)', () => {
+    it('forwards method, byte-exact body and headers minus masked/transport ones, without delaying the sender, and records the outcome', async () => {
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((r) => (release = r));
+        const target = await startReceiver((_req, res) => void held.then(() => res.writeHead(201).end('thanks')));
+        const svc = await startTestService({
+            input: { rateLimitPerMinute: 0, forwardUrl: `${target.url}/in?src=debugger` },
+            env: { SSRF_ALLOWLIST: '127.0.0.1' },
+            overrides: { offloadThreshold: 4096 },
+        });
+        try {
+            const body = Buffer.from('{"amount": 10,  "note":"\u00e9"}');
+            const sent = await capture(svc, svc.webhookId, { method: 'PATCH', body, headers: { 'Content-Type': 'application/json', Authorization: 'Bearer s3cret', Cookie: 'a=b', 'X-Signature': 'sig' } });
+            // The sender has its answer while the target still holds the forwarded request open.
+            expect(sent.status).toBe(200);
+            const [got] = await target.waitFor(1);
+            expect(got!.method).toBe('PATCH');
+            expect(got!.url).toBe('/in?src=debugger');
+            expect(sha(got!.body)).toBe(sha(body));
+            expect(got!.headers['x-signature']).toBe('sig');
+            expect(got!.headers['content-type']).toBe('application/json');
+            expect(got!.headers.authorization).toBeUndefined();
+            expect(got!.headers.cookie).toBeUndefined();
+            expect(got!.headers['x-webhook-debugger-forwarded-by']).toMatch(/^[\w-]{12}$/);
+            expect((await json<{ forward?: unknown }>(await svc.fetch(`/logs/${sent.id}`))).forward).toBeUndefined();
+            release();
+            expect(await outcomeOf(svc, sent.id)).toEqual({ status: 'delivered', url: `${target.url}/in?src=debugger`, statusCode: 201, attempts: 1, error: null, at: expect.any(String) });
+
+            const big = randomBytes(300_000);
+            const offloaded = await capture(svc, svc.webhookId, { method: 'POST', body: big, headers: { 'Content-Type': 'application/octet-stream' } });
+            expect((await outcomeOf(svc, offloaded.id)).status).toBe('delivered');
+            expect(sha(target.requests[1]!.body)).toBe(sha(big));
+        } finally {
+            release();
+            await svc.close();
+            await target.close();
+        }
+    });
+
+    it('retries a dead target a bounded number of times and records the failure; refuses blocked targets', async () => {
+        const gone = await startReceiver();
+        await gone.close();
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: gone.url, replayMaxRetries: 2 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        const blocked = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: 'http://169.254.169.254/latest/meta-data/' } });
+        try {
+            const sent = await capture(svc, svc.webhookId, { method: 'POST', body: 'x' });
+            expect(await outcomeOf(svc, sent.id)).toMatchObject({ status: 'failed', statusCode: null, attempts: 2, error: expect.stringContaining('ECONNREFUSED') });
+            const refused = await capture(blocked, blocked.webhookId, { method: 'POST', body: 'x' });
+            expect(refused.status).toBe(200);
+            expect(await outcomeOf(blocked, refused.id)).toMatchObject({ status: 'failed', attempts: 0, error: 'URL resolves to internal/reserved IP range' });
+        } finally {
+            await svc.close();
+            await blocked.close();
+        }
+    });
+
+    it('a forward that loops back into this instance is answered 422 and stored, and the chain stops', async () => {
+        const port = await freePort();
+        const dir = await mkdtemp(join(tmpdir(), 'whd-loop-'));
+        // The webhook ids are only known after the start: forward to the first one via a second start.
+        const first = await startService({ input: { rateLimitPerMinute: 0 }, env: { CRAWLEE_STORAGE_DIR: dir }, port, log: silentLogger });
+        const webhookId = first.deps.webhooks.active()[0]!.id;
+        await first.stop({ drainMs: 1000 });
+        const svc = await startService({
+            input: { rateLimitPerMinute: 0, forwardUrl: `http://127.0.0.1:${port}/webhook/${webhookId}` },
+            env: { CRAWLEE_STORAGE_DIR: dir, SSRF_ALLOWLIST: '127.0.0.1' },
+            port,
+            log: silentLogger,
+        });
+        const client = { fetch: (path: string, init?: RequestInit) => fetch(`${svc.url}${path}`, init) };
+        try {
+            const sent = await capture(client, webhookId, { method: 'POST', body: '{"loop":true}', headers: { 'Content-Type': 'application/json' } });
+            expect(sent.status).toBe(200);
+            expect(await outcomeOf(client, sent.id)).toMatchObject({ status: 'delivered', statusCode: 422 });
+            await new Promise((r) => setTimeout(r, 300));
+            const items = (await json<{ items: { id: string; statusCode: number }[] }>(await client.fetch('/logs?sort=timestamp:asc'))).items;
+            expect(items.map((i) => i.statusCode)).toEqual([200, 422]);
+            const looped = await json<{ forward?: unknown; body: unknown; responseBody: { message: string } }>(await client.fetch(`/logs/${items[1]!.id}`));
+            expect(looped.body).toEqual({ loop: true });
+            expect(looped.forward).toBeUndefined();
+            expect(JSON.stringify(looped.responseBody)).toMatch(/loop/i);
+        } finally {
+            await svc.stop({ drainMs: 1000 });
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    it('a hung target never grows the queue past its bound: overflow is recorded on the event as dropped', async () => {
+        const hung = await startReceiver(() => undefined);
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: hung.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        try {
+            const statuses: number[] = [];
+            for (let batch = 0; batch < 21; batch++) {
+                const answers = await Promise.all(Array.from({ length: 50 }, () => svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'q' })));
+                statuses.push(...answers.map((a) => a.status));
+            }
+            expect(statuses.every((s) => s === 200)).toBe(true);
+            const ids = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=2000'))).items.map((i) => i.id);
+            expect(ids).toHaveLength(1050);
+            await new Promise((r) => setTimeout(r, 200));
+            const forwards = await Promise.all(ids.map(async (id) => (await json<{ forward?: ForwardOutcome }>(await svc.fetch(`/logs/${id}`))).forward));
+            const dropped = forwards.filter((f) => f?.status === 'dropped');
+            expect(dropped).toHaveLength(50);
+            expect(dropped[0]).toMatchObject({ error: 'forwarding queue full', attempts: 0 });
+        } finally {
+            await svc.close();
+            await hung.close();
+        }
+    });
+});
+
+async function freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise((r) => server.close(r));
+    return port;
+}

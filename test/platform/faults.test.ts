@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diagnostic } from '../helpers/diagnostic.js';
+import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { send, type Sent } from './sim/payloads.js';
+import { startRun } from './sim/run.js';
+import { ApifySim } from './sim/server.js';
+import { payloadBytes, startContainer, waitForEvents } from './sim/service.js';
+
+const AUTH_KEY = 'faults-key';
+const ACTOR = 'simFaultyActor001';
+
+describe('injected 429/5xx from the Apify API', () => {
+    let sim: ApifySim;
+    const running: ServiceProcess[] = [];
+    afterAll(async () => {
+        for (const svc of running) await svc.stop();
+        await sim?.close();
+        for (const svc of running) await removeDir(svc.dir);
+    });
+    beforeAll(async () => {
+        sim = await new ApifySim().start();
+    });
+
+    it('lose nothing: every acknowledged event reaches the dataset and an offloaded payload reads back byte-exact in a fresh container', async () => {
+        const platformRun = startRun(sim, { actorId: ACTOR, input: { urlCount: 1, authKey: AUTH_KEY, rateLimitPerMinute: 0 } });
+        const pushes = sim.faults.inject({ method: 'POST', path: /^\/v2\/datasets\/[^/]+\/items$/, statuses: [429, 500, 503], every: 2, times: Infinity });
+        // The API client cannot retry a streamed upload itself: the first two attempts fail.
+        const uploads = sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: [500, 429], every: 1, times: 2 });
+        const registry = sim.faults.inject({ method: 'PUT', path: /\/records\/WEBHOOKS$/, statuses: [503], every: 1, times: 1 });
+        const svc = await startContainer(sim, platformRun);
+        running.push(svc);
+        const [hook] = (await (await svc.fetch('/info', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json() as { system: { activeWebhooks: { id: string }[] } }).system.activeWebhooks.map((w) => w.id);
+        assert.ok(hook);
+
+        const sent: Sent[] = [];
+        const large = { name: 'large binary', contentType: 'image/png', bytes: randomBytes(5 * 1024 * 1024 + 123) };
+        for (let i = 0; i < 40; i++) {
+            const payload = i === 20 ? large : { name: `event ${i}`, contentType: 'application/json', bytes: Buffer.from(JSON.stringify({ i })) };
+            const answer = await send(svc, hook, payload, AUTH_KEY);
+            expect(answer.status).toBe(200);
+            sent.push({ payload, requestId: answer.requestId });
+        }
+        const history = () => sim.state.datasetByName(`webhook-debugger-actor-${ACTOR}`).items;
+        await waitFor(async () => (sent.every((s) => history().some((i) => i.requestId === s.requestId)) ? true : undefined), { timeoutMs: 40_000, what: 'every event in the dataset despite faults' });
+        await svc.stop();
+        diagnostic(`faults answered: ${JSON.stringify([...sim.faults.answered])}; pushes failed ${pushes.failed} of ${pushes.seen}`);
+        expect(pushes.failed).toBeGreaterThan(0);
+        expect(uploads.failed).toBe(2);
+        expect(registry.failed).toBe(1);
+
+        // A fresh container reads the payload back through faults too (the client retries a GET).
+        const reads = sim.faults.inject({ method: 'GET', path: /\/records\/payload-/, statuses: [503, 429], every: 1, times: 2 });
+        const moved = await startContainer(sim, platformRun);
+        running.push(moved);
+        const byRequest = await waitForEvents(moved, sent.map((s) => s.requestId), AUTH_KEY);
+        const got = await payloadBytes(moved, byRequest.get(sent[20]!.requestId)!, AUTH_KEY);
+        expect(got.status).toBe(200);
+        assert.ok(got.bytes.equals(large.bytes), `payload back byte-exact (${got.bytes.length} bytes)`);
+        expect(got.contentType).toBe('image/png');
+        expect(reads.failed).toBe(2);
+    });
+});

@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseInput } from '../../src/config/input.js';
+
+// A Docker build is not possible here, so the Dockerfile is checked as text: what the platform
+// builds and runs must be what `npm start` runs locally, as a non-root user, with both native
+// addons compiled for the image, and a heap that fits the run's memory.
+const root = new URL('../../', import.meta.url);
+const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
+const actor = JSON.parse(readFileSync(new URL('.actor/actor.json', root), 'utf8')) as Record<string, unknown>;
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+const inputSchema = JSON.parse(readFileSync(new URL('INPUT_SCHEMA.json', root), 'utf8')) as { properties: Record<string, { type: string; nullable?: boolean; default?: unknown }> };
+
+/** Dockerfile instructions (continuation lines joined), split into stages at each FROM. */
+const stages = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('#'))
+    .reduce<string[][]>((acc, line) => (/^FROM /i.test(line) ? [...acc, [line]] : (acc[acc.length - 1]!.push(line), acc)), []);
+const runtime = stages[stages.length - 1]!;
+const builder = stages[0]!;
+
+const heapFor = (mbytes: string | undefined): string =>
+    execFileSync('sh', [new URL('scripts/heap-options.sh', root).pathname], { env: mbytes === undefined ? {} : { ACTOR_MEMORY_MBYTES: mbytes }, encoding: 'utf8' }).trim();
+
+describe('packaging for the Apify platform', () => {
+    it('builds on the Apify Node 20 image and compiles both native addons (better-sqlite3, isolated-vm), loading them in the build', () => {
+        expect(stages.length).toBeGreaterThanOrEqual(2);
+        for (const stage of stages) expect(stage[0]).toMatch(/^FROM apify\/actor-node:20\b/);
+        const steps = builder.join('\n');
+        expect(steps).toMatch(/apk add[^\n]*python3[^\n]*make[^\n]*g\+\+/);
+        expect(steps).toMatch(/npm ci/);
+        expect(steps).toMatch(/require\('better-sqlite3'\)/);
+        expect(steps).toMatch(/require\('isolated-vm'\)/);
+        expect(steps).toMatch(/--no-node-snapshot/);
+        expect(pkg.dependencies).toHaveProperty('better-sqlite3');
+        expect(pkg.dependencies).toHaveProperty('isolated-vm');
+    });
+
+    it('runs as a non-root user with `npm start` as the command, with everything npm start needs copied in', () => {
+        const users = runtime.filter((l) => /^USER /.test(l));
+        expect(users.at(-1)).toBe('USER myuser');
+        const cmd = runtime.find((l) => /^CMD /.test(l))!;
+        expect(cmd).toMatch(/exec npm start/);
+        expect(pkg.scripts.start).toBe('node --no-node-snapshot dist/main.js');
+        for (const path of ['package.json', 'node_modules', 'dist', 'INPUT_SCHEMA.json', '.actor', 'scripts']) {
+            expect(runtime.some((l) => new RegExp(`^COPY --from=builder .*/usr/src/app/${path.replace('.', '\\.')} `).test(l)), path).toBe(true);
+        }
+    });
+
+    it('sets NODE_OPTIONS to a heap that fits ACTOR_MEMORY_MBYTES instead of the base image’s', () => {
+        expect(runtime).toContain('ENV NODE_OPTIONS=');
+        expect(runtime.find((l) => /^CMD /.test(l))).toMatch(/NODE_OPTIONS=.*scripts\/heap-options\.sh/);
+        expect(heapFor('512')).toBe('--max-old-space-size=256');
+        expect(heapFor('1024')).toBe('--max-old-space-size=512');
+        expect(heapFor('4096')).toBe('--max-old-space-size=2048');
+        expect(heapFor(undefined)).toBe('--max-old-space-size=512');
+        expect(heapFor('garbage')).toBe('--max-old-space-size=512');
+        expect(heapFor('128')).toBe('--max-old-space-size=128');
+    });
+
+    it('declares minMemoryMbytes and defaultMemoryMbytes as powers of two, the default above the minimum', () => {
+        const min = actor.minMemoryMbytes as number;
+        const def = actor.defaultMemoryMbytes as number;
+        for (const m of [min, def]) expect(Number.isInteger(Math.log2(m))).toBe(true);
+        expect(min).toBeGreaterThanOrEqual(512);
+        expect(def).toBeGreaterThanOrEqual(min);
+        expect(actor.usesStandbyMode).toBe(true);
+    });
+
+    it('marks the optional strings that the code accepts as null `nullable` in the input schema', () => {
+        for (const name of ['authKey', 'signatureVerificationSecret', 'customScript', 'forwardUrl']) {
+            expect(inputSchema.properties[name], name).toMatchObject({ type: 'string', nullable: true });
+            expect(parseInput({ [name]: null })[name as 'authKey'], name).toBeUndefined();
+        }
+    });
+});

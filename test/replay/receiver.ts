@@ -1,0 +1,64 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as a receiver saw it. */
+export interface Received {
+    method: string;
+    url: string;
+    headers: IncomingHttpHeaders;
+    /** Header names as sent on the wire, in order. */
+    rawNames: string[];
+    body: Buffer;
+}
+
+/** A real HTTP server on 127.0.0.1:0 that records every request and answers with `reply`. */
+export interface Receiver {
+    url: string;
+    port: number;
+    requests: Received[];
+    /** Resolves once `n` requests have arrived. */
+    waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
+    close(): Promise<void>;
+}
+
+type Reply = (req: Received, res: ServerResponse) => void;
+
+/** Starts a receiver; by default it answers 200 `ok`. A reply that never ends the response simulates a hung target. */
+export async function startReceiver(reply: Reply = (_r, res) => res.end('ok')): Promise<Receiver> {
+    const requests: Received[] = [];
+    const waiters: (() => void)[] = [];
+    const server = createServer((req: IncomingMessage, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+            const rawNames = req.rawHeaders.filter((_, i) => i % 2 === 0);
+            const got: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawNames, body: Buffer.concat(chunks) };
+            requests.push(got);
+            waiters.splice(0).forEach((w) => w());
+            reply(got, res);
+        });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    return {
+        url: `http://127.0.0.1:${port}`,
+        port,
+        requests,
+        async waitFor(n, timeoutMs = 10_000) {
+            const deadline = Date.now() + timeoutMs;
+            while (requests.length < n) {
+                if (Date.now() > deadline) throw new Error(`receiver got ${requests.length} of ${n} requests`);
+                await new Promise<void>((r) => {
+                    waiters.push(r);
+                    setTimeout(r, 50);
+                });
+            }
+            return requests;
+        },
+        close: () =>
+            new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            }),
+    };
+}

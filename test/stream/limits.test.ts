@@ -1,0 +1,78 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { openRawSse, type RawSse } from './sse-client.js';
+
+let svc: TestService;
+
+beforeAll(async () => {
+    // The spec's 100 clients; a small unread-bytes budget so the stalled-reader test is quick.
+    svc = await startTestService({ input: { rateLimitPerMinute: 0 }, live: { maxBufferedBytes: 256 * 1024 } });
+});
+afterAll(async () => {
+    await svc?.close();
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 5));
+    }
+}
+
+describe('GET /log-stream client limits', () => {
+    it('serves 100 clients, answers the 101st with the 503 JSON of the spec, and a disconnect frees its slot at once', async () => {
+        const clients: RawSse[] = [];
+        try {
+            for (let i = 0; i < 100; i++) clients.push(await openRawSse(`${svc.url}/log-stream`));
+            expect(svc.deps.live.size).toBe(100);
+            const refused = await openRawSse(`${svc.url}/log-stream`).then(
+                () => undefined,
+                (e: { status: number; body: string; headers: Record<string, string> }) => e,
+            );
+            expect(refused?.status).toBe(503);
+            expect(refused?.headers['content-type']).toMatch(/^application\/json/);
+            expect(JSON.parse(refused!.body)).toMatchObject({ status: 503, error: 'Service Unavailable', message: expect.stringMatching(/maximum concurrent SSE client limit reached/i) });
+
+            clients.shift()!.close();
+            await waitFor(() => svc.deps.live.size === 99, 'the slot to be freed', 1000);
+            clients.push(await openRawSse(`${svc.url}/log-stream`));
+            expect(svc.deps.live.size).toBe(100);
+            // Every one of them still gets the next capture.
+            await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'to all' });
+            await Promise.all(clients.map((c) => c.until((s) => s.events().length === 1)));
+        } finally {
+            clients.forEach((c) => c.close());
+        }
+        await waitFor(() => svc.deps.live.size === 0, 'all slots to be freed');
+    });
+
+    it('a stalled reader is dropped past its buffer, while capture and a healthy client carry on', async () => {
+        const healthy = await openRawSse(`${svc.url}/log-stream`);
+        // A client that sends its request and then never reads a byte.
+        const stalled: Socket = connect(Number(new URL(svc.url).port), '127.0.0.1');
+        await new Promise<void>((r) => stalled.once('connect', () => r()));
+        stalled.write('GET /log-stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+        stalled.pause();
+        try {
+            await waitFor(() => svc.deps.live.size === 2, 'both clients to connect');
+            const droppedBefore = svc.deps.live.dropped;
+            const body = JSON.stringify({ pad: 'y'.repeat(60_000) });
+            let n = 0;
+            // Enough frames to fill the kernel's socket buffers and then our 256 KB budget.
+            while (svc.deps.live.dropped === droppedBefore && n < 2000) {
+                const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body });
+                expect(res.status).toBe(200);
+                n++;
+            }
+            expect(svc.deps.live.dropped).toBe(droppedBefore + 1);
+            expect(svc.deps.live.size).toBe(1);
+            await healthy.until((s) => s.events().length === n);
+            expect(new Set(healthy.events().map((e) => e.id)).size).toBe(n);
+        } finally {
+            healthy.close();
+            stalled.destroy();
+        }
+    });
+});
