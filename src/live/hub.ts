@@ -110,7 +110,8 @@ export class LiveHub {
         const pending = this.pending;
         this.pending = [];
         if (pending.length === 0) return;
-        const all = pending.length === 1 ? pending[0]!.frame : pending.map((p) => p.frame).join('');
+        // Encoded once for every client, not once per write.
+        const all = Buffer.from(pending.length === 1 ? pending[0]!.frame : pending.map((p) => p.frame).join(''), 'utf8');
         for (const client of this.clients) {
             if (client.resumed === undefined) {
                 this.write(client, all);
@@ -124,10 +125,11 @@ export class LiveHub {
     }
 
     private broadcast(text: string): void {
-        for (const client of this.clients) this.write(client, text);
+        const bytes = Buffer.from(text, 'utf8');
+        for (const client of this.clients) this.write(client, bytes);
     }
 
-    private write(client: Client, text: string): void {
+    private write(client: Client, text: string | Buffer): void {
         const { res } = client;
         if (res.destroyed) return;
         res.write(text);

@@ -38,13 +38,13 @@ describe('packaging for the Apify platform', () => {
         expect(pkg.dependencies).toHaveProperty('isolated-vm');
     });
 
-    it('runs as a non-root user with `npm start` as the command, with everything npm start needs copied in', () => {
+    it('runs as a non-root user with `npm start` as the command, with everything npm start needs copied in (the built dashboard too)', () => {
         const users = runtime.filter((l) => /^USER /.test(l));
         expect(users.at(-1)).toBe('USER myuser');
         const cmd = runtime.find((l) => /^CMD /.test(l))!;
         expect(cmd).toMatch(/exec npm start/);
         expect(pkg.scripts.start).toBe('node --no-node-snapshot dist/main.js');
-        for (const path of ['package.json', 'node_modules', 'dist', 'INPUT_SCHEMA.json', '.actor', 'scripts']) {
+        for (const path of ['package.json', 'node_modules', 'dist', 'INPUT_SCHEMA.json', '.actor', 'scripts', 'public']) {
             expect(runtime.some((l) => new RegExp(`^COPY --from=builder .*/usr/src/app/${path.replace('.', '\\.')} `).test(l)), path).toBe(true);
         }
     });
