@@ -10,10 +10,25 @@ export interface BlobWriter {
     abort(): Promise<void>;
 }
 
+/** The blob key of an event's payload: offloaded bodies, kept originals and dataset body copies. */
+export const payloadKey = (logId: string): string => `payload-${logId}`;
+
 /** Large payloads, kept apart from the event rows. */
 export interface BlobStore {
     /** Starts writing `key`. */
     create(key: string, contentType: string): Promise<BlobWriter>;
     /** Streams a blob. Throws NotFoundError when it does not exist. */
     read(key: string): Promise<{ stream: Readable; size: number }>;
+}
+
+/** Writes `bytes` as blob `key` in one go; a failed write leaves no partial blob. */
+export async function putBlob(blobs: BlobStore, key: string, contentType: string, bytes: Buffer): Promise<void> {
+    const writer = await blobs.create(key, contentType);
+    try {
+        await writer.write(bytes);
+        await writer.commit();
+    } catch (error) {
+        await writer.abort();
+        throw error;
+    }
 }

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../blob-store.js';
+import { payloadKey, putBlob, type BlobStore } from '../blob-store.js';
 import type { EventStore } from '../event-store.js';
 import type { LogEntry } from '../types.js';
 import type { BodyReference } from './dataset-item.js';
@@ -9,18 +9,13 @@ const isOffloaded = (body: unknown): boolean => typeof body === 'object' && body
  * The reference that replaces a body in the dataset. An inline body is first copied to the blob
  * store under the key an offloaded one would have (`payload-<id>`), so that the reference still
  * resolves when the read model is rebuilt from the dataset (dataset-restore.ts reads it back so).
+ * A body that already has a blob (offloaded, or the sender's bytes kept when a customScript
+ * rewrote the stored body) is not copied: that blob is what the payload route serves.
  */
 export async function bodyReference(entry: LogEntry, store: EventStore, blobs: BlobStore, baseUrl: string): Promise<BodyReference> {
     if (!isOffloaded(entry.body)) {
         const body = store.getBody(entry.id);
-        const writer = await blobs.create(`payload-${entry.id}`, body.contentType);
-        try {
-            await writer.write(body.raw ?? Buffer.alloc(0));
-            await writer.commit();
-        } catch (error) {
-            await writer.abort();
-            throw error;
-        }
+        if (body.blobKey === undefined) await putBlob(blobs, payloadKey(entry.id), body.contentType, body.raw ?? Buffer.alloc(0));
     }
     return { truncated: true, size: entry.size, payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };
 }
