@@ -4,7 +4,8 @@ import type { Logger } from '../lib/log.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { ForwardOutcome } from '../storage/types.js';
-import { withRetries, type RetrySchedule } from './retry.js';
+import type { RetrySchedule } from '../lib/backoff.js';
+import { withRetries } from './retry.js';
 import { sendOnce } from './send.js';
 import { SsrfGuard, type CheckedTarget } from './ssrf-guard.js';
 
@@ -65,11 +66,6 @@ export class Forwarder {
         this.queue.push(job);
         this.pump();
         return true;
-    }
-
-    /** Jobs waiting or in flight. */
-    get pending(): number {
-        return this.queue.length + this.inFlight;
     }
 
     private pump(): void {

@@ -7,9 +7,11 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { ReplayRecord } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
-import { deleteHeader, hasHeaderNamed, replayableHeaders, setHeader } from './headers.js';
+import { deleteHeader, hasHeader, setHeader } from '../lib/headers.js';
+import { replayableHeaders } from './headers.js';
 import type { ReplayEdit } from './replay-edit.js';
-import { exponential, withRetries } from './retry.js';
+import { exponential } from '../lib/backoff.js';
+import { withRetries } from './retry.js';
 import { sendOnce, type OutgoingRequest } from './send.js';
 import { SsrfGuard } from './ssrf-guard.js';
 
@@ -122,7 +124,7 @@ interface BodySource {
 async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, headers: Record<string, string>): Promise<BodySource> {
     if (edit.body) {
         const bytes = edit.body.bytes;
-        if (edit.body.json && !(edit.headers && Object.keys(edit.headers).some((k) => k.toLowerCase() === 'content-type'))) {
+        if (edit.body.json && !(edit.headers && hasHeader(edit.headers, 'content-type'))) {
             setHeader(headers, 'Content-Type', 'application/json');
         }
         return { bytes, open: () => Promise.resolve(bytes) };
@@ -130,7 +132,8 @@ async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, hea
     const stored = deps.store.getBody(logId);
     if (stored.blobKey) {
         const key = stored.blobKey;
-        if (!hasHeaderNamed(headers, 'content-length')) headers['Content-Length'] = String(stored.size);
+        // Captured framing headers were stripped and an edit may not set them: the length is ours to give.
+        headers['Content-Length'] = String(stored.size);
         return { bytes: undefined, open: async () => (await deps.blobs.read(key)).stream };
     }
     const bytes = stored.raw ?? Buffer.alloc(0);

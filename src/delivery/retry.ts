@@ -1,16 +1,6 @@
+import type { RetrySchedule } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { DeliveryError } from './send.js';
-
-/** How many attempts, and how long to wait before attempt n+1 (n counts from 1). */
-export interface RetrySchedule {
-    attempts: number;
-    backoffMs(attempt: number): number;
-}
-
-/** Exponential backoff from `baseMs`, doubling, capped at `maxMs`. */
-export function exponential(attempts: number, baseMs: number, maxMs: number): RetrySchedule {
-    return { attempts, backoffMs: (n) => Math.min(maxMs, baseMs * 2 ** (n - 1)) };
-}
 
 /** What a retried delivery came to: the value, or every attempt's failure. */
 export type RetryOutcome<T> = { ok: true; value: T; attempts: number } | { ok: false; errors: DeliveryError[]; attempts: number };

@@ -4,6 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { BadRequestError } from '../errors.js';
 import type { LogEntry, StoredBody } from '../storage/types.js';
 import { parseLogsRequest } from './parse-logs-query.js';
+import { headerValue, REDACTED } from '../lib/headers.js';
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/). Fields we add start with `_`, as the spec
 // asks of custom fields.
@@ -47,15 +48,17 @@ export interface HarEntry {
 const pairs = (obj: Record<string, unknown>): NameValue[] =>
     Object.entries(obj).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((x) => ({ name, value: typeof x === 'string' ? x : JSON.stringify(x) })));
 
-const headerValue = (headers: Record<string, unknown>, name: string): string | undefined => {
-    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name && typeof v === 'string') return v;
-    return undefined;
-};
+
+/** A header's value when it is text (stored headers may hold arrays). */
+function stringHeader(headers: Record<string, unknown>, name: string): string | undefined {
+    const value = headerValue(headers, name);
+    return typeof value === 'string' ? value : undefined;
+}
 
 /** Cookies of a Cookie header, as HAR lists them (a masked header has none to list). */
 function cookiesOf(headers: Record<string, unknown>): NameValue[] {
-    const raw = headerValue(headers, 'cookie');
-    if (!raw || raw === '[REDACTED]') return [];
+    const raw = stringHeader(headers, 'cookie');
+    if (!raw || raw === REDACTED) return [];
     return raw.split(';').flatMap((part) => {
         const eq = part.indexOf('=');
         return eq > 0 ? [{ name: part.slice(0, eq).trim(), value: part.slice(eq + 1).trim() }] : [];
@@ -97,7 +100,7 @@ export function harEntry(entry: LogEntry, body: StoredBody, baseUrl: string): Ha
             headers: pairs(entry.responseHeaders),
             content: {
                 size: Buffer.byteLength(responseText),
-                mimeType: headerValue(entry.responseHeaders, 'content-type') ?? (typeof entry.responseBody === 'string' ? 'text/plain' : 'application/json'),
+                mimeType: stringHeader(entry.responseHeaders, 'content-type') ?? (typeof entry.responseBody === 'string' ? 'text/plain' : 'application/json'),
                 text: responseText,
             },
             redirectURL: '',

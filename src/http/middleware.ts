@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { clientRateKey } from '../lib/ip.js';
@@ -48,14 +48,12 @@ export function createGuards(options: { rateLimitPerMinute: number; authKey: str
 }
 
 /** Ends a route's chain: any method the route does not register gets 405 with an `Allow` header. */
-export const methodNotAllowed: RequestHandler = (req: Request) => {
+export const methodNotAllowed: RequestHandler = (req, res) => {
     const allowed = Object.keys((req.route as { methods?: Record<string, boolean> } | undefined)?.methods ?? {})
         .filter((m) => m !== '_all')
         .map((m) => m.toUpperCase());
-    throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOfPath(req)}`, { allowed }, { Allow: allowed.join(', ') });
+    throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOf(res).pathname}`, { allowed }, { Allow: allowed.join(', ') });
 };
-
-const ctxOfPath = (req: Request): string => ctxOf(req.res!).pathname;
 
 /** The app's last handler: no route matched. */
 export const notFound: RequestHandler = (req, res) => {

@@ -1,12 +1,7 @@
 import type { NewEvent } from '../storage/types.js';
 import type { IngestContext } from './context.js';
+import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
 import { redactBody } from './redact-body.js';
-
-// Other steps (customScript) redact their copies with the same rule.
-export { redactPaths } from './redact-body.js';
-
-const REDACTED = '[REDACTED]';
-const MASKED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key']);
 
 /** Request headers as stored: credential values replaced when masking is on. */
 export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boolean): Record<string, unknown> {

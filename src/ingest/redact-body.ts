@@ -1,8 +1,8 @@
 import { stringifyJson } from '../lib/json-deep.js';
 import { isJsonText } from '../lib/json-text.js';
 import { jsonBody, type IngestContext } from './context.js';
-
-const REDACTED = '[REDACTED]';
+import { REDACTED } from '../lib/headers.js';
+import type { BodyKind } from '../storage/types.js';
 
 /** Replaces the values at `body.a.b` paths of a JSON value; returns whether anything changed. */
 export function redactPaths(value: unknown, paths: readonly string[]): boolean {
@@ -30,13 +30,23 @@ export function redactPaths(value: unknown, paths: readonly string[]): boolean {
  */
 export function redactBody(ctx: IngestContext, paths: readonly string[]): void {
     const { body } = ctx;
-    if (paths.length === 0 || !body.raw) return;
-    let value: unknown;
-    if (body.kind === 'json') value = jsonBody(ctx);
-    else if (body.kind === 'text' && isJsonText(body.raw)) value = JSON.parse(body.raw.toString('utf8')) as unknown;
-    else return;
-    if (!redactPaths(value, paths)) return;
-    body.raw = Buffer.from(stringifyJson(value));
-    body.size = body.raw.length;
+    if (!body.raw) return;
+    const redacted = redactedBytes(body.kind, body.raw, paths, () => jsonBody(ctx));
+    if (!redacted) return;
+    body.raw = redacted;
+    body.size = redacted.length;
     ctx.meta.redacted = true;
+}
+
+/**
+ * The bytes of a JSON body (kind json, or JSON kept as text) with `paths` redacted; undefined when
+ * it is not JSON or nothing matched. `parsed` supplies an already built value of a json body.
+ */
+export function redactedBytes(kind: BodyKind, raw: Buffer, paths: readonly string[], parsed?: () => unknown): Buffer | undefined {
+    if (paths.length === 0) return undefined;
+    let value: unknown;
+    if (kind === 'json') value = parsed ? parsed() : (JSON.parse(raw.toString('utf8')) as unknown);
+    else if (kind === 'text' && isJsonText(raw)) value = JSON.parse(raw.toString('utf8')) as unknown;
+    else return undefined;
+    return redactPaths(value, paths) ? Buffer.from(stringifyJson(value)) : undefined;
 }

@@ -1,7 +1,7 @@
 import type { InputConfig } from '../config/index.js';
 import { errorBody } from '../http/respond.js';
 import type { IngestContext, PreparedResponse } from './context.js';
-import { hasHeader } from './send.js';
+import { hasHeader } from '../lib/headers.js';
 
 const BUILTIN_BODY = 'OK';
 

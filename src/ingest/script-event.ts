@@ -2,6 +2,7 @@ import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http
 import type { ScriptInput } from '../sandbox/runner.js';
 import { jsonBody, type IngestContext } from './context.js';
 import { storedHeaders, storedQuery, storedUrl } from './record.js';
+import { headerValue, setHeader } from '../lib/headers.js';
 
 /** `HTTP_STATUS`: UPPER_SNAKE reason phrases to codes, e.g. `HTTP_STATUS.ACCEPTED === 202`. */
 export const HTTP_STATUS: Record<string, number> = Object.freeze(
@@ -54,7 +55,6 @@ export function scriptInput(ctx: IngestContext): ScriptInput {
     return { event, req: reqCopy, status: HTTP_STATUS };
 }
 
-const contentTypeOf = (headers: Record<string, string>): string | undefined => Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1];
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -85,9 +85,9 @@ export function applyAnswer(ctx: IngestContext, before: Record<string, unknown>,
         ctx.response.body = after.responseBody;
         // The configured Content-Type described the configured body: unless the script chose
         // another one, a structured body goes out as JSON.
-        if (typeof after.responseBody !== 'string' && contentTypeOf(headers) === contentTypeOf(ctx.response.headers)) {
-            headers = Object.fromEntries(Object.entries(headers).filter(([n]) => n.toLowerCase() !== 'content-type'));
-            headers['Content-Type'] = 'application/json; charset=utf-8';
+        if (typeof after.responseBody !== 'string' && headerValue(headers, 'content-type') === headerValue(ctx.response.headers, 'content-type')) {
+            headers = { ...headers };
+            setHeader(headers, 'Content-Type', 'application/json; charset=utf-8');
         }
     }
     ctx.response.headers = headers;

@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { hasHeader } from '../lib/headers.js';
 import type { IngestContext, PreparedResponse } from './context.js';
-
-/** Whether `headers` holds `name` (lower case) in any letter case. */
-export const hasHeader = (headers: Record<string, string>, name: string): boolean => Object.keys(headers).some((k) => k.toLowerCase() === name);
 
 /** Adds permissive CORS (unless configured), the request id and `extra` to the prepared headers. */
 export function finalHeaders(req: IncomingMessage, prepared: PreparedResponse, requestId: string, extra: Record<string, string>): Record<string, string> {

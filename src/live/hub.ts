@@ -119,8 +119,10 @@ export class LiveHub {
             }
             const fresh = pending.filter((p) => !client.resumed!.has(p.id));
             // Events publish in commit order: once one arrives that storage did not send, all later ones are new too.
-            if (fresh.length > 0) client.resumed = undefined;
-            if (fresh.length > 0) this.write(client, fresh.map((p) => p.frame).join(''));
+            if (fresh.length > 0) {
+                client.resumed = undefined;
+                this.write(client, fresh.map((p) => p.frame).join(''));
+            }
         }
     }
 

@@ -36,7 +36,8 @@ export function dashboardRoutes(mw: RouteGuards, root = PUBLIC_DIR): Router {
         send(req, res, page, { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' });
     };
     router.route('/').get(...mw.guarded, servePage).head(...mw.guarded, servePage).all(methodNotAllowed);
-    router.route('/assets/:file').get(fileHandler(assets, 'assets/')).head(fileHandler(assets, 'assets/')).all(methodNotAllowed);
+    const asset = fileHandler(assets, 'assets/');
+    router.route('/assets/:file').get(asset).head(asset).all(methodNotAllowed);
     const favicon = fileHandler(assets, '', 'favicon.svg');
     router.route(['/favicon.svg', '/favicon.ico']).get(favicon).head(favicon).all(methodNotAllowed);
     return router;

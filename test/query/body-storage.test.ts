@@ -60,7 +60,7 @@ describe('body rows as the writer stores them', () => {
     it('retries a failed group commit request by request with the records as they came', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'whd-bodies-'));
         const file = join(dir, 'events.sqlite');
-        const core = openWriterCore(file);
+        const core = openWriterCore(file, 'normal');
         try {
             const body = Buffer.from('{"kept":"exactly"}');
             const good = encodeEvent(storedEvent({ id: 'ok1', webhookId: 'wh_a', remoteIp: '10.1.2.3', bodyKind: 'json', bodyRaw: body, size: body.length }));

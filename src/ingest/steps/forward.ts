@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { replayableHeaders } from '../../delivery/headers.js';
 import { Forwarder } from '../../delivery/forwarder.js';
-import { exponential } from '../../delivery/retry.js';
+import { exponential } from '../../lib/backoff.js';
 import { AppError } from '../../errors.js';
+import { setHeader } from '../../lib/headers.js';
 import type { IngestDeps, Step } from '../context.js';
 
 /** The loop marker: every service that forwards a request appends its instance id here. */
@@ -27,15 +28,16 @@ export function createForward(deps: IngestDeps): Step {
         { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist },
         { ...FORWARD_LIMITS, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
     );
+    // Without forwardUrl this instance never sends its marker, so no request can carry it.
+    if (!forwarder) return () => undefined;
     return (ctx) => {
         const marker = ctx.req.headers[LOOP_HEADER_LOWER];
         const hops = typeof marker === 'string' ? marker.split(',').map((s) => s.trim()) : [];
         if (hops.includes(instanceId)) {
             throw new AppError(422, 'Forwarding loop detected: this request was forwarded by this service (forwardUrl points back at it)');
         }
-        if (!forwarder) return;
         const { headers } = replayableHeaders(ctx.req.headers);
-        headers[LOOP_HEADER] = [...hops.filter(Boolean), instanceId].join(', ');
+        setHeader(headers, LOOP_HEADER, [...hops.filter(Boolean), instanceId].join(', '));
         const method = (ctx.req.method ?? 'GET').toUpperCase();
         const { raw, blobKey, size } = ctx.body;
         if (blobKey !== undefined) {

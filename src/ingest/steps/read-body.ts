@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
 import type { BlobWriter } from '../../storage/blob-store.js';
 import type { ReceivedBody, Step } from '../context.js';
+import { payloadKey } from '../../storage/blob-store.js';
 
 /** The sender went away before the body was complete; there is nobody to answer. */
 export class ClientAbortedError extends Error {
@@ -72,7 +73,7 @@ export function createReadBody(max: number, threshold: number, idleMs = 0): Step
             await linger(ctx.req);
             throw tooLarge(max, declared);
         }
-        const blobKey = `payload-${ctx.logId}`;
+        const blobKey = payloadKey(ctx.logId);
         const openBlob = (): Promise<BlobWriter> => ctx.deps.blobs.create(blobKey, String(ctx.req.headers['content-type'] ?? ''));
         try {
             ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs }, (size) => {

@@ -1,7 +1,7 @@
 import { ScriptRunner } from '../../sandbox/runner.js';
 import type { IngestContext, Step } from '../context.js';
-import { isJsonText } from '../../lib/json-text.js';
-import { redactPaths } from '../redact-body.js';
+import { payloadKey, putBlob } from '../../storage/blob-store.js';
+import { redactedBytes } from '../redact-body.js';
 import { applyAnswer, applyStored, scriptInput } from '../script-event.js';
 
 /**
@@ -10,22 +10,11 @@ import { applyAnswer, applyStored, scriptInput } from '../script-event.js';
  * route and replay read. Redacted paths are redacted there too: the raw secret is never kept.
  */
 async function keepOriginal(ctx: IngestContext): Promise<string> {
-    const key = `payload-${ctx.logId}`;
+    const key = payloadKey(ctx.logId);
     if (ctx.body.kind === 'offloaded') return ctx.body.blobKey ?? key;
-    let bytes = ctx.body.raw ?? Buffer.alloc(0);
-    const paths = ctx.deps.config.input.redactBodyPaths;
-    if (paths.length > 0 && (ctx.body.kind === 'json' || (ctx.body.kind === 'text' && isJsonText(bytes)))) {
-        const copy = JSON.parse(bytes.toString('utf8')) as unknown;
-        if (redactPaths(copy, paths)) bytes = Buffer.from(JSON.stringify(copy));
-    }
-    const writer = await ctx.deps.blobs.create(key, String(ctx.req.headers['content-type'] ?? ''));
-    try {
-        await writer.write(bytes);
-        await writer.commit();
-    } catch (error) {
-        await writer.abort();
-        throw error;
-    }
+    const raw = ctx.body.raw ?? Buffer.alloc(0);
+    const bytes = redactedBytes(ctx.body.kind, raw, ctx.deps.config.input.redactBodyPaths) ?? raw;
+    await putBlob(ctx.deps.blobs, key, String(ctx.req.headers['content-type'] ?? ''), bytes);
     return key;
 }
 

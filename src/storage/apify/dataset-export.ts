@@ -6,8 +6,8 @@ import type { LogEntry } from '../types.js';
 import { datasetItem, fitsDataset, minimalItem, reducedItem, type BodyReference } from './dataset-item.js';
 import type { DatasetSink } from './dataset-sink.js';
 import { bodyReference } from './body-reference.js';
+import { exponential } from '../../lib/backoff.js';
 
-export { datasetItem } from './dataset-item.js';
 
 /** Events per push. */
 export const EXPORT_BATCH = 500;
@@ -19,14 +19,15 @@ export const EXPORT_BATCH_BYTES = 8 * 1024 * 1024;
  * under the API's per-dataset request rate. That is up to 2,500 small events/s, not a fixed
  * 100/s: at a sustained 500/s the backlog stays bounded (bench/README.md, platform export).
  */
-const BUSY_BATCH = EXPORT_BATCH;
 const BUSY_PAUSE_MS = 200;
 /** Failed attempts of one batch before it is pushed item by item, to find the item at fault. */
 const ISOLATE_AFTER = 3;
 
+const BACKOFF = exponential(Infinity, 1000, 60_000);
+
 /** Wait before the next attempt after `failures` consecutive failures: 1 s doubling to 60 s. */
 export function retryDelayMs(failures: number): number {
-    return Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
+    return BACKOFF.backoffMs(Math.max(1, failures));
 }
 
 /** What the exporter needs besides the dataset and the store. */
@@ -73,7 +74,7 @@ export class DatasetExporter {
             const busy = !this.hurried && this.metrics.ingestTotal !== this.lastSeenIngest;
             this.lastSeenIngest = this.metrics.ingestTotal;
             this.ticking = true;
-            const { moved, failed } = await this.flushOnce(busy ? BUSY_BATCH : EXPORT_BATCH);
+            const { moved, failed } = await this.flushOnce(EXPORT_BATCH);
             this.ticking = false;
             if (this.stopped) return;
             const delay = failed ? retryDelayMs(this.failures) : moved === 0 ? intervalMs : busy && !this.hurried ? BUSY_PAUSE_MS : 0;

@@ -3,6 +3,7 @@ import type { Logger } from '../../lib/log.js';
 import type { EventStore } from '../event-store.js';
 import type { BodyKind, NewEvent } from '../types.js';
 import type { DatasetSink } from './dataset-sink.js';
+import { payloadKey } from '../blob-store.js';
 
 const PAGE = 1000;
 
@@ -27,7 +28,7 @@ export function eventFromItem(item: Record<string, unknown>): NewEvent | null {
     } else if (body && typeof body === 'object' && (body as { truncated?: unknown }).truncated === true && typeof (body as { payloadUrl?: unknown }).payloadUrl === 'string') {
         // A body the dataset could not take whole: the exporter kept it in the blob store under this key.
         kind = 'offloaded';
-        blobKey = `payload-${item.id}`;
+        blobKey = payloadKey(item.id);
     } else if (typeof body === 'string') {
         kind = body === '' ? 'empty' : 'text';
         raw = Buffer.from(body);

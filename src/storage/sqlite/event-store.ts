@@ -16,7 +16,7 @@ export interface SqliteStoreOptions {
     file: string;
     /** Query workers; 0 runs queries on the calling thread (tools and benches only). */
     queryWorkers?: number;
-    /** Commit durability; `full` unless set. */
+    /** Commit durability; `normal` (WAL without an fsync per commit) unless set. */
     sync?: SyncMode;
     /** Bounds of the query pool (tests shorten them). */
     pool?: QueryPoolOptions;
@@ -62,7 +62,7 @@ export class SqliteEventStore implements EventStore {
     /** Opens (creating if needed) the store. The writer prepares the schema before readers attach. */
     static async open(options: SqliteStoreOptions): Promise<SqliteEventStore> {
         mkdirSync(dirname(options.file), { recursive: true });
-        const writer = new WorkerWriter(options.file, options.sync);
+        const writer = new WorkerWriter(options.file, options.sync ?? 'normal');
         // Sent in the same turn, the two are committed together.
         const [, { durability = 'other' }] = await Promise.all([
             writer.request({ op: 'setMeta', key: 'opened_at', value: new Date().toISOString() }),

@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS forwards (event_id TEXT PRIMARY KEY, data TEXT NOT NU
 `;
 
 /** Opens the schema on the single writer connection: WAL, the commit durability, tables and indexes. */
-export function prepareWriter(db: Database, sync: SyncMode = 'normal'): void {
+export function prepareWriter(db: Database, sync: SyncMode): void {
     db.pragma('journal_mode = WAL');
     db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');

@@ -13,7 +13,7 @@ export interface WriterCore {
 }
 
 /** Opens the database for writing and prepares the statements once. */
-export function openWriterCore(file: string, sync: SyncMode = 'normal'): WriterCore {
+export function openWriterCore(file: string, sync: SyncMode): WriterCore {
     const db = new Database(file);
     prepareWriter(db, sync);
     const insertEvent = db.prepare(INSERT_EVENT);

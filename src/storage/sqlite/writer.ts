@@ -29,7 +29,7 @@ export class WorkerWriter {
     private closed = false;
     private failure: Error | undefined;
 
-    constructor(file: string, sync: SyncMode = 'normal') {
+    constructor(file: string, sync: SyncMode) {
         const { port1, port2 } = new MessageChannel();
         this.replies = port1;
         this.worker = startSiblingWorker(import.meta.url, 'writer-worker', { workerData: { file, replies: port2, sync } satisfies WriterInit, transferList: [port2] });
