@@ -79,7 +79,7 @@ interface ActorStorage {
  * The actor's default key-value store and dataset. On the platform they come from the initialized
  * SDK; locally from our storage folder, never purged, so data survives restarts.
  */
-async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger): Promise<ActorStorage> {
+async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger, clock: Clock): Promise<ActorStorage> {
     if (onPlatform) {
         // Named storages outlive the run: a URL handed out by one Standby run keeps working in the next,
         // and a new run (or a fresh container after a migration) restores its history from them.
@@ -87,7 +87,7 @@ async function openActorStorage(onPlatform: boolean, scope: string, storageDir: 
         const kvs = await Actor.openKeyValueStore(name);
         const openDataset = async (): Promise<DatasetSink> => new MirroredDatasetSink(new ApifyDatasetSink(await Actor.openDataset(name)), new ApifyDatasetSink(await Actor.openDataset()));
         const raw = { open: async (key: string) => (await Actor.apifyClient.keyValueStore(kvs.id).getRecord(key, { stream: true }))?.value as Readable | undefined };
-        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool')) };
+        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool'), clock) };
     }
     // Before the default store opens: its local client reads every file in it (see local-payloads.ts).
     const blobs = await openLocalPayloads(storageDir, log);
@@ -122,7 +122,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const log = options.log ?? consoleLogger;
     const clock = options.clock ?? systemClock;
     const storageDir = resolve(env.storageDir);
-    const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log);
+    const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log, clock);
     const { kvs } = actorStorage;
     const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
@@ -143,13 +143,15 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const metrics = new Metrics();
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
-    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, ...options.live });
+    const liveOptions: LiveOptions = { ...LIVE_DEFAULTS, ...options.live };
+    const live = new LiveHub(store, baseUrl, log, liveOptions);
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
         version: pkg.version,
         publish: (event) => live.publish(event),
         baseUrl,
         live,
+        liveMaxClients: liveOptions.maxClients,
     };
     const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
     exporter.start(1000);

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { parseAllowlistEntry } from '../delivery/ranges.js';
 import { ConfigError } from '../errors.js';
 
 /**
@@ -59,7 +59,14 @@ export function readEnv(env: Env = process.env): EnvConfig {
     if (storageSync !== 'full' && storageSync !== 'normal') throw new ConfigError('STORAGE_SYNC: must be full or normal');
     const publicBaseUrl = first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL'])?.replace(/\/+$/, '');
     const ssrfAllowlist = (env.SSRF_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    const badCidr = ssrfAllowlist.find((entry) => !(entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry)));
+    const badCidr = ssrfAllowlist.find((entry) => {
+        try {
+            parseAllowlistEntry(entry);
+            return false;
+        } catch {
+            return true;
+        }
+    });
     if (badCidr !== undefined) throw new ConfigError(`SSRF_ALLOWLIST: "${badCidr}" is not an IP address or CIDR block`);
     return {
         port,

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { ForwardOutcome } from '../storage/types.js';
@@ -49,7 +50,7 @@ export class Forwarder {
 
     constructor(
         readonly url: string,
-        private readonly deps: { store: EventStore; blobs: BlobStore; clock: Clock; log: Logger; allowlist: readonly string[] },
+        private readonly deps: { store: EventStore; blobs: BlobStore; clock: Clock; log: Logger; allowlist: readonly string[]; metrics: Metrics },
         private readonly options: ForwarderOptions,
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
@@ -107,7 +108,8 @@ export class Forwarder {
         return this.target.checked;
     }
 
-    private record(eventId: string, result: Omit<ForwardOutcome, 'url' | 'at'>): void {
+    private record(eventId: string, result: Omit<ForwardOutcome, 'url' | 'at'> & { status: 'delivered' | 'failed' | 'dropped' }): void {
+        this.deps.metrics.forwarding[result.status]++;
         this.outcomes.push({ eventId, outcome: { ...result, url: this.url, at: new Date(this.deps.clock.now()).toISOString() } });
         if (this.outcomes.length > 1) return;
         setImmediate(() => {

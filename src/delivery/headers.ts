@@ -4,13 +4,18 @@ import { MASKED_HEADERS } from '../lib/headers.js';
 // values are `[REDACTED]` placeholders under masking, and without masking they are the sender's secrets.
 
 /**
- * Headers the HTTP client owns for the new connection (framing, hop-by-hop, target host).
- * `accept-encoding` goes too: answers are not decompressed, so the target must not compress them.
+ * Headers the HTTP client writes itself to frame the new request (target host, body length, hop-by-hop):
+ * a user value for one would corrupt the request, so a replay edit may not set them either.
  */
-const TRANSPORT = new Set([
-    'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer',
-    'expect', 'accept-encoding', 'http2-settings',
+export const CLIENT_FRAMING_HEADERS: ReadonlySet<string> = new Set([
+    'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
 ]);
+
+/**
+ * Headers the HTTP client owns for the new connection: the framing ones plus other hop-by-hop or
+ * connection-level ones. `accept-encoding` goes too: answers are not decompressed, so the target must not compress them.
+ */
+const TRANSPORT: ReadonlySet<string> = new Set([...CLIENT_FRAMING_HEADERS, 'proxy-connection', 'expect', 'accept-encoding', 'http2-settings']);
 
 /** Captured headers split into what is sent again and the names removed (in capture order). */
 export function replayableHeaders(captured: Record<string, unknown>): { headers: Record<string, string>; stripped: string[] } {

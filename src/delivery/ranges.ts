@@ -68,13 +68,19 @@ export function classify(ip: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
     return find(ip, V6) ?? (ip.match(GLOBAL_UNICAST) ? undefined : 'not global unicast');
 }
 
+/**
+ * One operator allowlist entry (`SSRF_ALLOWLIST`): a single IP or a CIDR block. Throws on a malformed
+ * entry. The config reader validates with this very function, so what it accepts is what the guard parses.
+ */
+export function parseAllowlistEntry(entry: string): Cidr {
+    if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+    const ip = ipaddr.parse(entry);
+    return [ip, ip.kind() === 'ipv4' ? 32 : 128];
+}
+
 /** A parsed operator allowlist (`SSRF_ALLOWLIST`): single IPs or CIDRs. Throws on a malformed entry. */
 export function parseAllowlist(entries: readonly string[]): Cidr[] {
-    return entries.map((entry) => {
-        if (entry.includes('/')) return ipaddr.parseCIDR(entry);
-        const ip = ipaddr.parse(entry);
-        return [ip, ip.kind() === 'ipv4' ? 32 : 128];
-    });
+    return entries.map(parseAllowlistEntry);
 }
 
 /** Whether the operator exempted this address (directly, or the IPv4 address it carries). */

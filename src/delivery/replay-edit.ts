@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { BadRequestError } from '../errors.js';
+import { CLIENT_FRAMING_HEADERS } from './headers.js';
 
 /** The optional JSON body of POST /replay: what to change about the replayed request. */
 export interface ReplayEdit {
@@ -13,7 +14,7 @@ export interface ReplayEdit {
 
 const KEYS = new Set(['method', 'headers', 'body', 'resign']);
 // The client frames the request itself; a user value for these would corrupt it.
-const CLIENT_OWNED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+const CLIENT_OWNED = CLIENT_FRAMING_HEADERS;
 const METHOD = /^[A-Za-z]{1,20}$/;
 const SHAPE = 'The replay request body must be a JSON object {method?, headers?, body?, resign?}';
 

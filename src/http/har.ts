@@ -11,6 +11,9 @@ import { headerValue, REDACTED } from '../lib/headers.js';
 
 type NameValue = { name: string; value: string };
 
+/** What a HAR entry needs of a stored event; the body comes apart, as StoredBody. */
+type HarSource = Omit<LogEntry, 'body' | 'bodyEncoding'>;
+
 /** One HAR entry: the captured request and the answer the service sent. */
 export interface HarEntry {
     startedDateTime: string;
@@ -66,7 +69,7 @@ function cookiesOf(headers: Record<string, unknown>): NameValue[] {
 }
 
 /** The request body for HAR: text when it is UTF-8 without NUL, base64 otherwise, a link when offloaded. */
-function postDataOf(entry: LogEntry, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
+function postDataOf(entry: HarSource, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
     const mimeType = entry.contentType || 'application/octet-stream';
     if (body.kind === 'empty') return undefined;
     if (body.kind === 'offloaded') return { mimeType, text: '', _payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };
@@ -76,7 +79,7 @@ function postDataOf(entry: LogEntry, body: StoredBody, baseUrl: string): HarEntr
 }
 
 /** A HAR entry for one stored event and its body. */
-export function harEntry(entry: LogEntry, body: StoredBody, baseUrl: string): HarEntry {
+export function harEntry(entry: HarSource, body: StoredBody, baseUrl: string): HarEntry {
     const responseText = typeof entry.responseBody === 'string' ? entry.responseBody : JSON.stringify(entry.responseBody ?? '');
     const postData = postDataOf(entry, body, baseUrl);
     const har: HarEntry = {
@@ -134,10 +137,13 @@ export function takeFormat(search: URLSearchParams): { format: 'json' | 'har'; s
 // holds the event loop nor holds every body in memory at once.
 const BATCH = 100;
 
-/** GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. */
-export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSearchParams): Promise<void> {
+/**
+ * GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. `signal`
+ * fires when the client goes away: the query is cancelled, and no further entry is read or written.
+ */
+export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSearchParams, signal: AbortSignal): Promise<void> {
     const { query } = parseLogsRequest(search);
-    const page = await deps.store.query(query);
+    const page = await deps.store.query(query, signal);
     const base = deps.baseUrl();
     // Entries of expired webhooks are not served by /logs/:id either, so they are not exported.
     const ids = page.items.filter((item) => deps.webhooks.getActive(item.webhookId)).map((item) => item.id);
@@ -150,10 +156,12 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
     await write(res, `${open},"entries":[`);
     let first = true;
     for (let i = 0; i < ids.length; i += BATCH) {
+        if (signal.aborted || res.destroyed) return;
         const chunk: string[] = [];
         for (const id of ids.slice(i, i + BATCH)) {
             try {
-                chunk.push(JSON.stringify(harEntry(deps.store.getEntry(id), deps.store.getBody(id), base)));
+                const { entry, body } = deps.store.getExportRecord(id);
+                chunk.push(JSON.stringify(harEntry(entry, body, base)));
             } catch (error) {
                 // An event removed since the query ran is simply not exported.
                 if (!(error instanceof Error && error.name === 'NotFoundError')) throw error;
@@ -163,7 +171,6 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
             await write(res, `${first ? '' : ','}${chunk.join(',')}`);
             first = false;
         }
-        if (res.destroyed) return;
         await new Promise((r) => setImmediate(r));
     }
     res.end(']}}');

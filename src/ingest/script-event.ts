@@ -51,7 +51,8 @@ export function scriptInput(ctx: IngestContext): ScriptInput {
         responseHeaders: ctx.response.headers,
     };
     if (ctx.signature) Object.assign(event, { signatureValid: ctx.signature.valid, signatureProvider: ctx.signature.provider, signatureError: ctx.signature.error ?? null });
-    const reqCopy = { method: event.method, url, path: url.split('?')[0], headers, query, ip: ctx.clientIp, ...view };
+    // The body is sent once: the sandbox copies event.body (and bodyEncoding) into the frozen req.
+    const reqCopy = { method: event.method, url, path: url.split('?')[0], headers, query, ip: ctx.clientIp };
     return { event, req: reqCopy, status: HTTP_STATUS };
 }
 

@@ -23,7 +23,7 @@ function listHandler(deps: AppDeps) {
         const ctx = ctxOf(res);
         const base = deps.baseUrl();
         const { format, search } = takeFormat(ctx.search);
-        if (format === 'har') return sendHar(deps, res, search);
+        if (format === 'har') return sendHar(deps, res, search, abortOnClose(res));
         const { query, echo } = parseLogsRequest(search);
         const page = await deps.store.query(query, abortOnClose(res));
         const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));

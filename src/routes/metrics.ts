@@ -3,7 +3,7 @@ import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
 import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
-/** GET /system/metrics: storage, export (sync) and ingest figures. */
+/** GET /system/metrics: storage, export (sync), ingest, forwarding, live-stream and query figures. */
 export function metricsRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router();
     router.route('/system/metrics').get(...mw.guarded, metricsHandler(deps)).all(methodNotAllowed);
@@ -14,6 +14,7 @@ function metricsHandler(deps: AppDeps) {
     return (_req: Request, res: Response): void => {
         const stats = deps.store.stats();
         const m = deps.metrics;
+        const queries = deps.store.queryStats();
         sendJson(res, 200, {
             timestamp: new Date(deps.clock.now()).toISOString(),
             uptimeSeconds: Math.round(process.uptime()),
@@ -38,6 +39,9 @@ function metricsHandler(deps: AppDeps) {
                 byStatus: m.statusCounts(),
                 processingTimeMs: m.processingPercentiles(),
             },
+            forwarding: { ...m.forwarding },
+            liveStream: { clients: deps.live.size, droppedSlowReaders: deps.live.dropped },
+            queries: { rejectedBusy: queries?.refused ?? 0, timedOut: queries?.timedOut ?? 0, cancelled: queries?.cancelled ?? 0 },
             webhooks: { active: deps.webhooks.active().length },
             memory: process.memoryUsage(),
         });

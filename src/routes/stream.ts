@@ -1,16 +1,33 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
+import { AppError } from '../errors.js';
 import { ctxOf } from '../http/context.js';
 import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
 /**
  * GET /log-stream: Server-Sent Events of every capture. A reconnecting client's `Last-Event-ID`
  * (or `?lastEventId=` for clients that cannot set headers) resumes after that event.
+ * HEAD answers what GET would (200 with the stream headers, or the 503 of a full hub) and ends at
+ * once: it opens no stream and takes no client slot.
  */
+/** The headers LiveHub.connect writes (kept in step by test/stream/head.test.ts, which compares HEAD with GET). */
+const SSE_HEADERS = {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+};
+
 export function streamRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router();
     router
         .route('/log-stream')
+        .head(...mw.guarded, (_req, res) => {
+            if (deps.live.size >= deps.liveMaxClients) {
+                throw new AppError(503, `Maximum concurrent SSE client limit reached (${deps.liveMaxClients})`);
+            }
+            res.writeHead(200, SSE_HEADERS).end();
+        })
         .get(...mw.guarded, (req, res) => {
             const header = req.headers['last-event-id'];
             const lastEventId = typeof header === 'string' ? header : (ctxOf(res).search.get('lastEventId') ?? undefined);

@@ -10,6 +10,7 @@ export const CUSTOM_DEFAULT_HEADER = 'x-signature';
  * must be within the tolerance, and the signed bytes are `<timestamp>.<body>`.
  */
 export const custom: Provider = {
+    hmac: (settings) => ({ algorithm: settings.algorithm, encoding: settings.encoding }),
     parse(headers, settings, now) {
         const name = settings.headerName ?? CUSTOM_DEFAULT_HEADER;
         const value = single(headers, name);
@@ -24,7 +25,7 @@ export const custom: Provider = {
         }
         const labelled = `${settings.algorithm}=`;
         const digest = value.startsWith(labelled) ? value.slice(labelled.length) : value;
-        return { prefix, candidates: [digest.trim()], algorithm: settings.algorithm, encoding: settings.encoding };
+        return { prefix, candidates: [digest.trim()], ...custom.hmac(settings) };
     },
     sign(settings, now, digest) {
         const headers: Record<string, string> = {};

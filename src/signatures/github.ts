@@ -12,6 +12,8 @@ const parseValue = (value: string, scheme: 'sha256' | 'sha1', name: string): Sig
  * is checked only when the sha256 header is absent (GitHub sends both; sha256 wins).
  */
 export const github: Provider = {
+    hmac: () => ({ algorithm: 'sha256', encoding: 'hex' }),
+    otherSignatureHeaders: ['x-hub-signature', 'x-hub-signature-256'],
     parse(headers, settings) {
         if (settings.headerName) {
             const value = single(headers, settings.headerName);

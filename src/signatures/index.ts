@@ -1,19 +1,13 @@
-import { custom } from './custom.js';
-import { github } from './github.js';
 import { refused } from './headers.js';
 import { hmacOf, matchesAny, type BodySource } from './hmac.js';
-import { shopify } from './shopify.js';
-import { slack } from './slack.js';
-import { stripe } from './stripe.js';
-import type { DistinctHeaders, Provider, ProviderName, SignatureResult, SignatureSettings } from './types.js';
+import { providers } from './providers.js';
+import type { DistinctHeaders, SignatureResult, SignatureSettings } from './types.js';
 
 export type { BodySource } from './hmac.js';
 export type { SignatureResult, SignatureSettings } from './types.js';
 export { resign } from './resign.js';
 export { parseSignatureSettings } from './settings.js';
-
-/** The provider modules by name. */
-export const providers: Record<ProviderName, Provider> = { stripe, shopify, github, slack, custom };
+export { providers } from './providers.js';
 
 /**
  * Verifies a request's signature over the body bytes as received. Never throws: an unreadable

@@ -1,11 +1,14 @@
 import { checkTimestamp, refused, single } from './headers.js';
-import type { Provider } from './types.js';
+import type { HmacScheme, Provider } from './types.js';
+
+const HMAC: HmacScheme = { algorithm: 'sha256', encoding: 'hex' };
 
 /**
  * Stripe: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=<hex>...]`, HMAC-SHA256 of `<t>.<body>`.
  * Every `v1` is a candidate (Stripe sends one per active secret while rolling them).
  */
 export const stripe: Provider = {
+    hmac: () => HMAC,
     parse(headers, settings, now) {
         const name = settings.headerName ?? 'stripe-signature';
         const value = single(headers, name);
@@ -25,7 +28,7 @@ export const stripe: Provider = {
         if (candidates.length === 0) return { error: `Malformed ${name} header: no v1= signature` };
         const stale = checkTimestamp(t, settings, now);
         if (stale) return stale;
-        return { prefix: `${t}.`, candidates, algorithm: 'sha256', encoding: 'hex' };
+        return { prefix: `${t}.`, candidates, ...HMAC };
     },
     sign(settings, now, digest) {
         const t = String(now);

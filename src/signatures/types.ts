@@ -37,8 +37,18 @@ export interface SignatureRefusal {
     error: string;
 }
 
+/** The keyed hash of a scheme and how its digest is written in the header. */
+export interface HmacScheme {
+    algorithm: HmacAlgorithm;
+    encoding: DigestEncoding;
+}
+
 /** One provider: how to read its headers, and how to sign (for re-signed replays). */
 export interface Provider {
+    /** The HMAC this provider signs with; `parse` reports the same one (github's legacy sha1 header aside). */
+    hmac(settings: SignatureSettings): HmacScheme;
+    /** Lower-case names of signature headers `parse` may read beyond those `sign` writes; a re-sign drops them as stale. */
+    otherSignatureHeaders?: readonly string[];
     /** Reads the headers; `now` is epoch seconds. Never throws. */
     parse(headers: DistinctHeaders, settings: SignatureSettings, now: number): SignedParts | SignatureRefusal;
     /** The headers that sign `digest` of `prefix + body`: `sign` computes the digest for a prefix. */

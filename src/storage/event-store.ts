@@ -48,10 +48,17 @@ export interface EventStore {
     /** The stored body of an event. Throws NotFoundError when no event has this id. */
     getBody(id: string): StoredBody;
     /**
+     * An event for export, its row and body read once: the entry without `replays`, `forward` or a
+     * decoded `body` (read `body` instead). Throws NotFoundError when no event has this id.
+     */
+    getExportRecord(id: string): { entry: Omit<LogEntry, 'body' | 'bodyEncoding'>; body: StoredBody };
+    /**
      * Runs a GET /logs query off the main thread. Throws BadRequestError for an unusable cursor, 503
      * when too many queries are in progress, 504 past the time limit; `signal` stops it (client gone).
      */
     query(q: LogsQuery, signal?: AbortSignal): Promise<LogsPage>;
+    /** Counters of the query pool (refused with 503, stopped by the time limit with 504, cancelled), when queries run in workers. */
+    queryStats(): { refused: number; timedOut: number; cancelled: number } | undefined;
     /**
      * The oldest events not yet exported: at most `limit`, and no more than `maxBytes` of stored
      * bodies and envelopes (but always the first one, whatever its size).

@@ -5,7 +5,11 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 // Bodies that almost hold the search term everywhere, so a pass over them takes real time.
 const BODY = Buffer.alloc(256 * 1024, 'no-such-ter ');
-const SEARCH = '/logs?cursor=&body=no-such-term&sort=userAgent:asc&limit=10';
+// The same pass behind the list and behind the HAR export; each must stop when its client leaves.
+const SEARCHES = [
+    { route: 'GET /logs', path: '/logs?cursor=&body=no-such-term&sort=userAgent:asc&limit=10', rows: (b: unknown) => (b as { items: unknown[] }).items },
+    { route: 'GET /logs?format=har', path: '/logs?format=har&body=no-such-term&sort=userAgent:asc&limit=10', rows: (b: unknown) => (b as { log: { entries: unknown[] } }).log.entries },
+];
 
 async function until(check: () => boolean, what: string): Promise<void> {
     const started = Date.now();
@@ -29,17 +33,29 @@ describe('GET /logs stops its query when the client disconnects', () => {
     });
     afterAll(() => svc.close());
 
-    it('a search whose client went away is cancelled in the workers, and the service keeps answering', async () => {
-        const controller = new AbortController();
-        const request = svc.fetch(SEARCH, { signal: controller.signal }).catch((error: unknown) => error);
-        await until(() => stats().pending === 2, 'the search pass to run on both workers');
-        controller.abort();
-        assert.equal((await request as Error).name, 'AbortError');
-        await until(() => stats().pending === 0, 'the workers to answer');
-        assert.equal(stats().cancelled, 1);
-        assert.equal(stats().stoppedEarly, 2, 'both workers stopped their half of the pass early');
-        const again = await svc.fetch(SEARCH);
-        assert.equal(again.status, 200);
-        assert.deepEqual(((await again.json()) as { items: unknown[] }).items, []);
+    for (const { route, path, rows } of SEARCHES) {
+        it(`${route}: a search whose client went away is cancelled in the workers, and the service keeps answering`, async () => {
+            const cancelledBefore = stats().cancelled;
+            const controller = new AbortController();
+            const request = svc.fetch(path, { signal: controller.signal }).catch((error: unknown) => error);
+            await until(() => stats().pending === 2, 'the search pass to run on both workers');
+            const stoppedBefore = stats().stoppedEarly;
+            controller.abort();
+            assert.equal((await request as Error).name, 'AbortError');
+            await until(() => stats().pending === 0, 'the workers to answer');
+            assert.equal(stats().cancelled, cancelledBefore + 1, 'the query was cancelled, not run to its end');
+            assert.equal(stats().stoppedEarly, stoppedBefore + 2, 'both workers stopped their half of the pass early');
+            const again = await svc.fetch(path);
+            assert.equal(again.status, 200);
+            assert.deepEqual(rows(await again.json()), []);
+        });
+    }
+
+    it('the HAR export still lists what the query finds, each entry with its body', async () => {
+        const res = await svc.fetch('/logs?format=har&limit=3');
+        assert.equal(res.status, 200);
+        const har = (await res.json()) as { log: { entries: { request: { bodySize: number } }[] } };
+        assert.equal(har.log.entries.length, 3);
+        for (const e of har.log.entries) assert.equal(e.request.bodySize, BODY.length);
     });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.js';
+import { parseAllowlist, parseAllowlistEntry } from '../../src/delivery/ranges.js';
 import { ConfigError } from '../../src/errors.js';
 
 describe('run input', () => {
@@ -64,6 +65,34 @@ describe('environment', () => {
         assert.deepEqual(set.ssrfAllowlist, ['127.0.0.1/32', '::1']);
         assert.equal(readEnv({ ACTOR_WEB_SERVER_PORT: '1', APIFY_CONTAINER_PORT: '2' }).port, 1);
         assert.equal(readEnv({ APIFY_IS_AT_HOME: '1' }).trustProxyHops, 1, 'one proxy hop is trusted on the platform');
+    });
+
+    it('accepts exactly the SSRF_ALLOWLIST entries the SSRF guard parses', () => {
+        const parses = (entry: string): boolean => {
+            try {
+                parseAllowlistEntry(entry);
+                return true;
+            } catch {
+                return false;
+            }
+        };
+        const spellings = ['127.0.0.1/32', '::1', '10.0.0.0/8 ', ' ::ffff:1.2.3.4', '1.2.3.4/33', 'localhost', '1.2.3.4/', '::1/129', 'fe80::1%eth0', '300.1.1.1'];
+        for (const spelling of spellings) {
+            let stored: string[] | undefined;
+            try {
+                stored = readEnv({ SSRF_ALLOWLIST: spelling }).ssrfAllowlist;
+            } catch (e) {
+                assert.ok(e instanceof ConfigError && e.message.startsWith('SSRF_ALLOWLIST:'), `${JSON.stringify(spelling)}: ${String(e)}`);
+            }
+            // The config trims each comma-separated entry; the guard is handed the trimmed entry.
+            assert.equal(stored !== undefined, parses(spelling.trim()), `config and parser disagree on ${JSON.stringify(spelling)}`);
+            if (stored) {
+                assert.deepEqual(stored, [spelling.trim()]);
+                assert.doesNotThrow(() => parseAllowlist(stored));
+            }
+        }
+        for (const good of ['127.0.0.1/32', '::1', '10.0.0.0/8 ']) assert.ok(parses(good.trim()), good);
+        for (const bad of ['1.2.3.4/33', 'localhost']) assert.throws(() => readEnv({ SSRF_ALLOWLIST: `::1,${bad}` }), new RegExp(`^ConfigError: SSRF_ALLOWLIST: "${bad.replace(/\./g, '\\.')}"`));
     });
 
     it('reads STORAGE_SYNC: normal by default, full on request, anything else refused by name', () => {

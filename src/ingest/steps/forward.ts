@@ -25,7 +25,7 @@ export function createForward(deps: IngestDeps): Step {
     const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
     const forwarder = forwardUrl === undefined ? undefined : new Forwarder(
         forwardUrl,
-        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist },
+        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
         { ...FORWARD_LIMITS, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
     );
     // Without forwardUrl this instance never sends its marker, so no request can carry it.

@@ -5,6 +5,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { KeyValueStore } from 'apify';
 import { NotFoundError } from '../../errors.js';
+import { exponential, type RetrySchedule } from '../../lib/backoff.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import type { BlobStore, BlobWriter } from '../blob-store.js';
 import { FileBlobStore } from '../blob/file-blob-store.js';
 
@@ -14,17 +16,11 @@ export interface RawRecords {
     open(key: string): Promise<Readable | undefined>;
 }
 
-/** How an upload is retried: the API client cannot retry a stream body itself. */
-export interface UploadRetry {
-    /** Delays before the 2nd, 3rd, ... attempt, ms. */
-    delaysMs: number[];
-    sleep(ms: number): Promise<void>;
-}
-
-const DEFAULT_RETRY: UploadRetry = {
-    delaysMs: [500, 1000, 2000, 4000, 8000],
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+/**
+ * How an upload is retried (the API client cannot retry a stream body itself): six attempts in all,
+ * waiting 0.5, 1, 2, 4 and 8 s before the 2nd to the 6th.
+ */
+export const UPLOAD_RETRIES: RetrySchedule = exponential(6, 500, 8000);
 
 /**
  * Platform blob store. A payload streams to a local spool file (never whole in memory), then the
@@ -37,7 +33,13 @@ export class KvBlobStore implements BlobStore {
     private readonly spool: FileBlobStore;
     private readonly downloads = new Map<string, Promise<void>>();
 
-    constructor(private readonly kvs: KeyValueStore, private readonly raw: RawRecords, private readonly spoolDir: string, private readonly retry: UploadRetry = DEFAULT_RETRY) {
+    constructor(
+        private readonly kvs: KeyValueStore,
+        private readonly raw: RawRecords,
+        private readonly spoolDir: string,
+        private readonly clock: Pick<Clock, 'sleep'> = systemClock,
+        private readonly retries: RetrySchedule = UPLOAD_RETRIES,
+    ) {
         this.spool = new FileBlobStore(spoolDir);
     }
 
@@ -71,14 +73,13 @@ export class KvBlobStore implements BlobStore {
 
     private async upload(key: string, contentType: string): Promise<void> {
         const file = join(this.spoolDir, `${key}.bin`);
-        for (let attempt = 0; ; attempt++) {
+        for (let attempt = 1; ; attempt++) {
             try {
                 await this.kvs.setValue(key, createReadStream(file), { contentType });
                 return;
             } catch (error) {
-                const delay = this.retry.delaysMs[attempt];
-                if (delay === undefined) throw error;
-                await this.retry.sleep(delay);
+                if (attempt >= this.retries.attempts) throw error;
+                await this.clock.sleep(this.retries.backoffMs(attempt));
             }
         }
     }

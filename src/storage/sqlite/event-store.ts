@@ -121,12 +121,16 @@ export class SqliteEventStore implements EventStore {
     getBody(id: string): StoredBody {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
-        const body = this.statements.body.get(row.seq) as BodyRow | undefined;
-        const stored: StoredBody = { kind: row.body_kind, contentType: row.content_type, size: row.size };
-        if (row.blob_key) stored.blobKey = row.blob_key;
-        if (body) stored.raw = body.raw ?? Buffer.from(body.text ?? '', 'utf8');
-        else if (row.body_kind === 'empty') stored.raw = Buffer.alloc(0);
-        return stored;
+        return storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
+    }
+
+    getExportRecord(id: string): { entry: Omit<LogEntry, 'body' | 'bodyEncoding'>; body: StoredBody } {
+        const row = this.statements.entry.get(id) as EventRow | undefined;
+        if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
+        const body = storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
+        // The body row is passed as absent so a JSON body is not parsed for nothing: `body` carries its bytes.
+        const { body: _unread, bodyEncoding: _none, ...entry } = rowToEntry(row, undefined);
+        return { entry, body };
     }
 
     async query(q: LogsQuery, signal?: AbortSignal): Promise<LogsPage> {
@@ -203,4 +207,13 @@ export class SqliteEventStore implements EventStore {
         await this.pool?.close();
         this.reader.close();
     }
+}
+
+/** The stored body of an event row and its `bodies` row. */
+function storedBody(row: EventRow, body: BodyRow | undefined): StoredBody {
+    const stored: StoredBody = { kind: row.body_kind, contentType: row.content_type, size: row.size };
+    if (row.blob_key) stored.blobKey = row.blob_key;
+    if (body) stored.raw = body.raw ?? Buffer.from(body.text ?? '', 'utf8');
+    else if (row.body_kind === 'empty') stored.raw = Buffer.alloc(0);
+    return stored;
 }
