@@ -143,15 +143,13 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const metrics = new Metrics();
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
-    const liveOptions: LiveOptions = { ...LIVE_DEFAULTS, ...options.live };
-    const live = new LiveHub(store, baseUrl, log, liveOptions);
+    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, ...options.live });
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
         version: pkg.version,
         publish: (event) => live.publish(event),
         baseUrl,
         live,
-        liveMaxClients: liveOptions.maxClients,
     };
     const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
     exporter.start(1000);

@@ -17,6 +17,4 @@ export interface AppDeps extends IngestDeps {
     baseUrl(): string;
     /** The live feed of GET /log-stream; `publish` feeds it. */
     live: LiveHub;
-    /** The client cap of `live` (its options are private to the hub); HEAD /log-stream answers 503 at it. */
-    liveMaxClients: number;
 }

@@ -26,7 +26,8 @@ interface Client {
     resumed: Set<string> | undefined;
 }
 
-const SSE_HEADERS = {
+/** The headers of a live stream (HEAD /log-stream sends them too). */
+export const SSE_HEADERS = {
     'Content-Type': 'text/event-stream; charset=utf-8',
     // no-transform: proxies must not compress or buffer the stream.
     'Cache-Control': 'no-cache, no-transform',
@@ -75,9 +76,7 @@ export class LiveHub {
      * in capture order, then live frames. Throws 503 when the client limit is reached.
      */
     connect(res: ServerResponse, lastEventId: string | undefined): void {
-        if (this.clients.size >= this.options.maxClients) {
-            throw new AppError(503, `Maximum concurrent SSE client limit reached (${this.options.maxClients})`);
-        }
+        this.assertRoom();
         res.socket?.setNoDelay(true);
         res.writeHead(200, SSE_HEADERS);
         let opening = ': connected\n\n';
@@ -96,6 +95,13 @@ export class LiveHub {
         this.clients.add(client);
         res.on('close', () => this.clients.delete(client));
         this.write(client, opening);
+    }
+
+    /** Throws the spec's 503 when no client slot is free. */
+    assertRoom(): void {
+        if (this.clients.size >= this.options.maxClients) {
+            throw new AppError(503, `Maximum concurrent SSE client limit reached (${this.options.maxClients})`);
+        }
     }
 
     /** Ends every stream (shutdown), so the server can close. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { SSE_HEADERS } from '../live/hub.js';
 import { ctxOf } from '../http/context.js';
 import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 
@@ -10,22 +10,12 @@ import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
  * HEAD answers what GET would (200 with the stream headers, or the 503 of a full hub) and ends at
  * once: it opens no stream and takes no client slot.
  */
-/** The headers LiveHub.connect writes (kept in step by test/stream/head.test.ts, which compares HEAD with GET). */
-const SSE_HEADERS = {
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-};
-
 export function streamRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router();
     router
         .route('/log-stream')
         .head(...mw.guarded, (_req, res) => {
-            if (deps.live.size >= deps.liveMaxClients) {
-                throw new AppError(503, `Maximum concurrent SSE client limit reached (${deps.liveMaxClients})`);
-            }
+            deps.live.assertRoom();
             res.writeHead(200, SSE_HEADERS).end();
         })
         .get(...mw.guarded, (req, res) => {
