@@ -1,6 +1,6 @@
 // Live-stream delivery: 100 SSE clients while ingesting ~1,000 events/s.
 //
-//   node bench/stream-latency.mjs [--clients 100] [--rate 1000] [--seconds 10]
+//   node bench/stream-latency.mjs [--clients 100] [--rate 1000] [--seconds 10] [--main path/to/dist/main.js]
 //
 // The built service runs as its own process. The clients run in two worker threads of this process
 // (so parsing 100 streams does not delay the sender's clock), the sender in the main thread, paced
@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { ensureBuilt, firstWebhook, freshDir, removeDir, startService } from './lib/service.mjs';
 import { BODY } from './lib/payload.mjs';
 
-const { values: args } = parseArgs({ options: { clients: { type: 'string', default: '100' }, rate: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' } } });
+const { values: args } = parseArgs({ options: { clients: { type: 'string', default: '100' }, rate: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' }, main: { type: 'string' } } });
 const CLIENTS = Number(args.clients);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
@@ -61,7 +61,7 @@ parentPort.on('message', () => parentPort.postMessage({ seen }));
 
 ensureBuilt();
 const dir = freshDir('stream');
-const svc = await startService({ dir, env: { INGEST_RATE_LIMIT_PER_MINUTE: '0' } });
+const svc = await startService({ dir, env: { INGEST_RATE_LIMIT_PER_MINUTE: '0' }, ...(args.main ? { main: args.main } : {}) });
 try {
     const id = await firstWebhook(svc);
     const half = [Math.ceil(CLIENTS / 2), Math.floor(CLIENTS / 2)];

@@ -1,6 +1,6 @@
 // Shared by the bench scripts: run the built service (dist/main.js) as a real process on a storage folder.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -56,12 +56,14 @@ export async function waitFor(probe, { timeoutMs = 30_000, intervalMs = 20, what
  * Spawns `node dist/main.js` (or another build's `main`) on port 0 with `CRAWLEE_STORAGE_DIR=dir` and the run `input`,
  * and resolves once GET /ready answers 200.
  */
-export async function startService({ dir, input = {}, env = {}, readyIntervalMs = 20, main = MAIN }) {
+export async function startService({ dir, input = {}, env = {}, readyIntervalMs = 20, main = MAIN, nodeArgs = [] }) {
     const childEnv = { ...process.env };
     for (const name of Object.keys(childEnv)) if (/^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || name === 'INPUT') delete childEnv[name];
     Object.assign(childEnv, { CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: JSON.stringify({ rateLimitPerMinute: 0, ...input }), ...env });
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, ['--no-node-snapshot', main], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_NODE_ARGS adds node flags to every service a bench starts, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+    const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
+    const child = spawn(process.execPath, ['--no-node-snapshot', ...extra, ...nodeArgs, main], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s) => (output += s));
@@ -137,4 +139,38 @@ export function loadArgs(defaults = {}) {
     const d = { rounds: 3, duration: 10, connections: 50, warmup: 2, ...defaults };
     const { values } = parseArgs({ options: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, { type: 'string', default: String(v) }])) });
     return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Number(v)]));
+}
+
+const TICKS_PER_S = 100;
+
+/** CPU clock ticks (user + system) of every thread of a process, by thread id, with the thread's name (Linux /proc). */
+export function threadTicks(pid) {
+    return Object.fromEntries(
+        readdirSync(`/proc/${pid}/task`).map((tid) => {
+            const raw = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+            const name = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
+            const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+            return [tid, { name, ticks: Number(fields[11]) + Number(fields[12]) }];
+        }),
+    );
+}
+
+/** CPU µs per request of each thread between two threadTicks snapshots, busiest first, above `minUs`. */
+export function threadCpuPerRequest(before, after, requests, minUs = 0.5) {
+    return Object.entries(after)
+        .map(([tid, { name, ticks }]) => ({ tid, name, us: ((ticks - (before[tid]?.ticks ?? 0)) * 1e6) / TICKS_PER_S / requests }))
+        .filter((t) => t.us > minUs)
+        .sort((a, b) => b.us - a.us);
+}
+
+/** Runs `load()` between two threadTicks snapshots of `pid`: its result, seconds, this process's CPU µs, and the snapshots. */
+export async function measureThreads(pid, load) {
+    const before = threadTicks(pid);
+    const own = process.cpuUsage();
+    const started = performance.now();
+    const result = await load();
+    const seconds = (performance.now() - started) / 1000;
+    const after = threadTicks(pid);
+    const { user, system } = process.cpuUsage(own);
+    return { result, seconds, ownUs: user + system, before, after };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError } from '../errors.js';
-import { parseCidr } from '../lib/ip.js';
+import { IpMatcher } from '../lib/ip.js';
 import { checkPipelineInput, normalizePipelineInput } from './pipeline.js';
 
 /** Signature verification settings (see DECISIONS.md). */
@@ -58,11 +58,14 @@ const describe = (e: ErrorObject): string => {
     return `Invalid input field "${field}": ${e.message ?? 'is not valid'}`;
 };
 
-/** Names the first `allowedIps` entry that is not an IP address or CIDR block (before the schema's terser pattern rule). */
+/**
+ * Names the first `allowedIps` entry that is not an IP address or CIDR block (before the schema's
+ * terser pattern rule), by the very parse the ingest step's matcher uses.
+ */
 function checkAllowedIps(value: unknown): void {
     if (!Array.isArray(value)) return;
-    const bad = value.find((entry: unknown) => typeof entry === 'string' && parseCidr(entry) === null) as string | undefined;
-    if (bad !== undefined) throw new ConfigError(`Invalid input field "allowedIps": ${JSON.stringify(bad)} is not an IP address or CIDR block (e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32)`);
+    const built = IpMatcher.from(value.filter((entry: unknown): entry is string => typeof entry === 'string'));
+    if ('invalid' in built) throw new ConfigError(`Invalid input field "allowedIps": ${JSON.stringify(built.invalid)} is not an IP address or CIDR block (e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32)`);
 }
 
 /** Validates raw run input against INPUT_SCHEMA.json, applies defaults and freezes the result. */

@@ -46,27 +46,55 @@ export function storedUrl(url: string, maskKey: boolean): string {
     return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
-/** Builds the stored event from a finished context. */
-export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent {
+/** The request as stored (credentials masked): the stored event's fields and the script's view of them. */
+export interface StoredRequest {
+    method: string;
+    requestUrl: string;
+    contentType: string;
+    remoteIp: string;
+    userAgent: string;
+    headers: Record<string, unknown>;
+    query: Record<string, string | string[]>;
+}
+
+/** The request fields of a context as they are stored. */
+export function storedRequest(ctx: IngestContext): StoredRequest {
     const { input } = ctx.deps.config;
     const maskKey = input.authKey !== undefined;
-    redactBody(ctx, input.redactBodyPaths);
-    const { req, response } = ctx;
-    const event: NewEvent = {
-        id: ctx.logId,
-        webhookId: ctx.webhookId,
-        timestamp: ctx.receivedAt,
+    const { req } = ctx;
+    return {
         method: (req.method ?? 'GET').toUpperCase(),
-        statusCode: response.status,
-        size: ctx.body.size,
-        processingTime,
-        requestId: ctx.requestId,
         requestUrl: storedUrl(req.url ?? '/', maskKey),
         contentType: String(req.headers['content-type'] ?? ''),
         remoteIp: ctx.clientIp,
         userAgent: String(req.headers['user-agent'] ?? ''),
-        headers: ctx.scripted?.headers ?? storedHeaders(req.headers, input.maskSensitiveData),
-        query: ctx.scripted?.query ?? storedQuery(ctx.search, maskKey),
+        headers: storedHeaders(req.headers, input.maskSensitiveData),
+        query: storedQuery(ctx.search, maskKey),
+    };
+}
+
+/** Builds the stored event from a finished context. */
+export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent {
+    const { input } = ctx.deps.config;
+    redactBody(ctx, input.redactBodyPaths);
+    const { response, scripted } = ctx;
+    const request = storedRequest(ctx);
+    const event: NewEvent = {
+        id: ctx.logId,
+        webhookId: ctx.webhookId,
+        timestamp: ctx.receivedAt,
+        method: request.method,
+        statusCode: response.status,
+        size: ctx.body.size,
+        processingTime,
+        requestId: ctx.requestId,
+        requestUrl: request.requestUrl,
+        contentType: request.contentType,
+        remoteIp: request.remoteIp,
+        userAgent: request.userAgent,
+        // Headers or query a script changed are stored as it left them.
+        headers: scripted?.headers ?? request.headers,
+        query: scripted?.query ?? request.query,
         bodyKind: ctx.body.kind,
         responseHeaders: response.headers,
         responseBody: response.body,

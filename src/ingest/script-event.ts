@@ -1,7 +1,7 @@
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { ScriptInput } from '../sandbox/runner.js';
 import { jsonBody, type IngestContext } from './context.js';
-import { storedHeaders, storedQuery, storedUrl } from './record.js';
+import { storedRequest } from './record.js';
 import { headerValue, setHeader } from '../lib/headers.js';
 
 /** `HTTP_STATUS`: UPPER_SNAKE reason phrases to codes, e.g. `HTTP_STATUS.ACCEPTED === 202`. */
@@ -26,33 +26,27 @@ function bodyView(ctx: IngestContext): { body: unknown; bodyEncoding?: 'base64' 
 
 /** What the script sees: `event` as it would be stored and a copy of the request (masked alike). */
 export function scriptInput(ctx: IngestContext): ScriptInput {
-    const { input } = ctx.deps.config;
-    const maskKey = input.authKey !== undefined;
-    const { req } = ctx;
-    const headers = storedHeaders(req.headers, input.maskSensitiveData);
-    const query = storedQuery(ctx.search, maskKey);
-    const url = storedUrl(req.url ?? '/', maskKey);
-    const view = bodyView(ctx);
+    const { method, requestUrl: url, contentType, remoteIp, userAgent, headers, query } = storedRequest(ctx);
     const event: Record<string, unknown> = {
         id: ctx.logId,
         webhookId: ctx.webhookId,
         timestamp: new Date(ctx.receivedAt).toISOString(),
-        method: (req.method ?? 'GET').toUpperCase(),
+        method,
         requestUrl: url,
-        contentType: String(req.headers['content-type'] ?? ''),
-        remoteIp: ctx.clientIp,
-        userAgent: String(req.headers['user-agent'] ?? ''),
+        contentType,
+        remoteIp,
+        userAgent,
         size: ctx.body.size,
         headers,
         query,
-        ...view,
+        ...bodyView(ctx),
         statusCode: ctx.response.status,
         responseBody: Buffer.isBuffer(ctx.response.body) ? ctx.response.body.toString('utf8') : ctx.response.body,
         responseHeaders: ctx.response.headers,
     };
     if (ctx.signature) Object.assign(event, { signatureValid: ctx.signature.valid, signatureProvider: ctx.signature.provider, signatureError: ctx.signature.error ?? null });
     // The body is sent once: the sandbox copies event.body (and bodyEncoding) into the frozen req.
-    const reqCopy = { method: event.method, url, path: url.split('?')[0], headers, query, ip: ctx.clientIp };
+    const reqCopy = { method, url, path: url.split('?')[0], headers, query, ip: remoteIp };
     return { event, req: reqCopy, status: HTTP_STATUS };
 }
 

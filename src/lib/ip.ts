@@ -21,9 +21,13 @@ export function parseIp(text: string): IpAddress | null {
     return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
 }
 
+const MAPPED = '::ffff:';
+
 /** Strips the IPv4-mapped IPv6 prefix so that `::ffff:1.2.3.4` reads as `1.2.3.4`; other text is kept. */
 export function normalizeIp(ip: string): string {
     if (!ip.includes(':')) return ip;
+    // The common case, an IPv4 peer of a dual-stack socket (`::ffff:a.b.c.d`), without a full IPv6 parse.
+    if (ip.length > MAPPED.length && ip.slice(0, MAPPED.length).toLowerCase() === MAPPED && isIP(ip.slice(MAPPED.length)) === 4) return ip.slice(MAPPED.length);
     const parsed = parseIp(ip);
     return parsed?.kind() === 'ipv4' ? parsed.toString() : ip;
 }
@@ -101,7 +105,8 @@ export class IpMatcher {
     static from(entries: readonly string[]): { matcher: IpMatcher } | { invalid: string } {
         const blocks: IpBlock[] = [];
         for (const entry of entries) {
-            const block = parseCidr(entry.trim());
+            // Untrimmed, like INPUT_SCHEMA.json's pattern: an entry with spaces is refused, not guessed at.
+            const block = parseCidr(entry);
             if (!block) return { invalid: entry };
             blocks.push(block);
         }

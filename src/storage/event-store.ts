@@ -25,6 +25,8 @@ export interface OutboxItem {
     entry: LogEntry;
     /** The body text as received, for JSON bodies. */
     rawText?: string;
+    /** What the event counts against a read's `maxBytes`. */
+    bytes: number;
 }
 
 /** The durable event store: one writer, many readers. */
@@ -61,9 +63,11 @@ export interface EventStore {
     queryStats(): { refused: number; timedOut: number; cancelled: number } | undefined;
     /**
      * The oldest events not yet exported: at most `limit`, and no more than `maxBytes` of stored
-     * bodies and envelopes (but always the first one, whatever its size).
+     * bodies and envelopes (but always the first one, whatever its size). With `afterSeq`, the
+     * events after that one, and none when the first of them is over `maxBytes`: a batch read in
+     * slices.
      */
-    readOutbox(limit: number, maxBytes?: number): OutboxItem[];
+    readOutbox(limit: number, maxBytes?: number, afterSeq?: number): OutboxItem[];
     /** Marks outbox entries up to and including `seq` as exported, committing the sink's position with it. */
     markExported(seq: number, sinkPosition?: string): Promise<void>;
     /** Reads a value of the meta table. */

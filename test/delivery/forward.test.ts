@@ -135,6 +135,8 @@ describe('forwarding (forwardUrl)', () => {
             const dropped = forwards.filter((f) => f?.status === 'dropped');
             expect(dropped).toHaveLength(50);
             expect(dropped[0]).toMatchObject({ error: 'forwarding queue full', attempts: 0 });
+            // The same overflow, counted in /system/metrics.
+            expect((await json<{ forwarding: { dropped: number } }>(await svc.fetch('/system/metrics'))).forwarding.dropped).toBe(50);
         } finally {
             await svc.close();
             await hung.close();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import type { Logger } from '../../src/lib/log.js';
 import { Metrics } from '../../src/lib/metrics.js';
-import { DatasetExporter, EXPORT_BATCH, EXPORT_BATCH_BYTES, retryDelayMs } from '../../src/storage/apify/dataset-export.js';
+import { DatasetExporter, EXPORT_BATCH, EXPORT_BATCH_BYTES, EXPORT_SLICE, retryDelayMs } from '../../src/storage/apify/dataset-export.js';
 import type { DatasetSink } from '../../src/storage/apify/dataset-sink.js';
 import { FileBlobStore } from '../../src/storage/blob/file-blob-store.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
@@ -93,6 +93,36 @@ describe('dataset export isolates bad items and bounds its batches', () => {
         assert.deepEqual(moved, [1, 1, 1, 1, 1, 4], 'one large body per batch; the last batch takes the large one and the small ones');
         assert.deepEqual(sink.items.map((i) => i.id), ['big0', 'big1', 'big2', 'big3', 'big4', 'big5', 'small0', 'small1', 'small2']);
         assert.equal(store.readOutbox(EXPORT_BATCH, 1).length, 0);
+    });
+
+    it('reads a batch in slices: after a given event, nothing over the budget is forced in', async () => {
+        for (let i = 0; i < 3; i++) await store.append(text(`e${i}`, Buffer.from('x'.repeat(1000))));
+        const [first] = store.readOutbox(1);
+        assert.deepEqual(store.readOutbox(EXPORT_BATCH, EXPORT_BATCH_BYTES, first!.seq).map((b) => b.entry.id), ['e1', 'e2']);
+        assert.ok(first!.bytes >= 1000, 'each item says what it counted against the budget');
+        assert.deepEqual(store.readOutbox(EXPORT_BATCH, first!.bytes - 1, first!.seq), [], 'the first read forces one event in; a continued read does not');
+    });
+
+    it('regression: a batch was read and converted in one go (a ~20 ms stall of capture per push); it is now built in slices between turns, whole and in order', async () => {
+        const n = EXPORT_SLICE * 2 + 7;
+        for (let i = 0; i < n; i++) await store.append(text(`e${i}`, Buffer.from(`body ${i}`)));
+        // Count event-loop turns that ran while the batch was being built, before the push: with slices, other work gets in.
+        let turns = 0;
+        let turnsBeforePush = -1;
+        const sink = new ScriptedSink(() => void (turnsBeforePush = turns));
+        let spinning = true;
+        const spin = () => {
+            if (!spinning) return;
+            turns++;
+            setImmediate(spin);
+        };
+        setImmediate(spin);
+        const result = await exporter(sink).flushOnce(EXPORT_BATCH);
+        spinning = false;
+        assert.deepEqual(result, { moved: n, failed: false });
+        assert.deepEqual(sink.pushes, [n], 'still one push of the whole batch');
+        assert.deepEqual(sink.items.map((i) => i.id), Array.from({ length: n }, (_, i) => `e${i}`));
+        assert.ok(turnsBeforePush >= 2, `other work ran between the three slices (${turnsBeforePush} turns before the push)`);
     });
 
     it('reads at least one event however small the budget, and at most `limit`', async () => {

@@ -3,6 +3,7 @@ import { describe, it } from 'vitest';
 import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.js';
 import { parseAllowlist, parseAllowlistEntry } from '../../src/delivery/ranges.js';
 import { ConfigError } from '../../src/errors.js';
+import { IpMatcher } from '../../src/lib/ip.js';
 
 describe('run input', () => {
     it('applies the schema defaults and freezes the result', () => {
@@ -38,6 +39,16 @@ describe('run input', () => {
             assert.throws(() => parseInput(raw), (e: unknown) => e instanceof ConfigError && message.test(e.message) && !e.message.includes('\n'));
         });
     }
+
+    it('allowedIps: the start check and the ingest matcher apply one rule (an entry with spaces is refused by both)', () => {
+        for (const entry of [' 10.0.0.1', '10.0.0.0/8 ', '127.1', '10.0.0.0/33']) {
+            assert.throws(() => parseInput({ allowedIps: ['203.0.113.7', entry] }), (e: unknown) => e instanceof ConfigError && e.message.includes(JSON.stringify(entry)), entry);
+            assert.deepEqual(IpMatcher.from(['203.0.113.7', entry]), { invalid: entry }, entry);
+        }
+        const ok = ['203.0.113.7', '10.0.0.0/8', '2001:db8::/32', '::ffff:192.0.2.0/120'];
+        assert.deepEqual(parseInput({ allowedIps: ok }).allowedIps, ok);
+        assert.ok('matcher' in IpMatcher.from(ok));
+    });
 
     it('treats empty optional secrets as unset', () => {
         const input = parseInput({ authKey: '', forwardUrl: '' });

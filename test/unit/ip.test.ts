@@ -31,6 +31,16 @@ describe('IP parsing (ipaddr.js)', () => {
         assert.equal(normalizeIp('::1'), '::1');
     });
 
+    it('normalizeIp reads every IPv4-mapped spelling as the full parse does (the dotted-quad shortcut included)', () => {
+        for (const mapped of ['::ffff:127.0.0.1', '::FFFF:203.0.113.7', '::ffff:a01:203', '0:0:0:0:0:ffff:10.1.2.3', '::ffff:0.0.0.0', '::ffff:255.255.255.255']) {
+            assert.equal(normalizeIp(mapped), parseIp(mapped)?.toString(), mapped);
+        }
+        // Not IPv4-mapped, or not an address: kept as written.
+        for (const other of ['::ffff:01.2.3.4', '::ffff:1.2.3', '::fffe:1.2.3.4', '::ffff:1.2.3.4%eth0', '2001:db8::1', 'fe80::1%lo']) {
+            assert.equal(normalizeIp(other), parseIp(other)?.kind() === 'ipv4' ? parseIp(other)!.toString() : other, other);
+        }
+    });
+
     it('refuses loose IPv4 spellings and non-addresses in config and filters', () => {
         for (const bad of ['127.1', '0x7f000001', '2130706433', '256.1.1.1', '01.2.3.4', '1.2.3.04', '01.2.3.4x', 'example.com', '', '1.2.3.4.5', ':::1']) {
             assert.equal(parseIp(bad), null, bad);

@@ -46,8 +46,8 @@ export class SqliteEventStore implements EventStore {
             // Sizes first (no body is read), so a batch is cut by bytes before any body loads.
             outboxSizes: r.prepare(`SELECT o.seq AS seq, (CASE WHEN e.body_kind = 'offloaded' THEN 0 ELSE e.size END)
                 + length(e.headers) + length(e.query) + length(e.response_body) + 512 AS bytes
-                FROM outbox o JOIN events e ON e.seq = o.seq ORDER BY o.seq LIMIT ?`),
-            outbox: r.prepare('SELECT e.*, b.text AS b_text, b.raw AS b_raw FROM outbox o JOIN events e ON e.seq = o.seq LEFT JOIN bodies b ON b.seq = o.seq WHERE o.seq <= ? ORDER BY o.seq LIMIT ?'),
+                FROM outbox o JOIN events e ON e.seq = o.seq WHERE o.seq > ? ORDER BY o.seq LIMIT ?`),
+            outbox: r.prepare('SELECT e.*, b.text AS b_text, b.raw AS b_raw FROM outbox o JOIN events e ON e.seq = o.seq LEFT JOIN bodies b ON b.seq = o.seq WHERE o.seq > ? AND o.seq <= ? ORDER BY o.seq LIMIT ?'),
             meta: r.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
             replays: r.prepare(`SELECT data FROM (SELECT id, data FROM replays WHERE event_id = ? ORDER BY id DESC LIMIT ${REPLAY_HISTORY}) ORDER BY id`).pluck(),
             seqOf: r.prepare('SELECT seq FROM events WHERE id = ?').pluck(),
@@ -144,19 +144,17 @@ export class SqliteEventStore implements EventStore {
         return this.pool ? { ...this.pool.stats, pending: this.pool.pending } : undefined;
     }
 
-    readOutbox(limit: number, maxBytes = Infinity): OutboxItem[] {
-        const sizes = this.statements.outboxSizes.all(limit) as { seq: number; bytes: number }[];
-        if (sizes.length === 0) return [];
-        // Always at least one event, however large; then as many as fit in maxBytes.
-        let last = sizes[0]!.seq;
-        let bytes = sizes[0]!.bytes;
-        for (let i = 1; i < sizes.length && bytes + sizes[i]!.bytes <= maxBytes; i++) {
-            bytes += sizes[i]!.bytes;
-            last = sizes[i]!.seq;
-        }
-        const rows = this.statements.outbox.all(last, limit) as (EventRow & { b_text: string | null; b_raw: Buffer | null })[];
+    readOutbox(limit: number, maxBytes = Infinity, afterSeq?: number): OutboxItem[] {
+        const sizes = this.statements.outboxSizes.all(afterSeq ?? 0, limit) as { seq: number; bytes: number }[];
+        // From the watermark, always at least one event, however large; then as many as fit in maxBytes.
+        let taken = afterSeq === undefined ? Math.min(1, sizes.length) : 0;
+        let bytes = taken === 1 ? sizes[0]!.bytes : 0;
+        while (taken < sizes.length && bytes + sizes[taken]!.bytes <= maxBytes) bytes += sizes[taken++]!.bytes;
+        if (taken === 0) return [];
+        const bytesOf = new Map(sizes.slice(0, taken).map((s) => [s.seq, s.bytes]));
+        const rows = this.statements.outbox.all(afterSeq ?? 0, sizes[taken - 1]!.seq, taken) as (EventRow & { b_text: string | null; b_raw: Buffer | null })[];
         return rows.map((r) => {
-            const item: OutboxItem = { seq: r.seq, entry: rowToEntry(r, { text: r.b_text, raw: r.b_raw }) };
+            const item: OutboxItem = { seq: r.seq, entry: rowToEntry(r, { text: r.b_text, raw: r.b_raw }), bytes: bytesOf.get(r.seq) ?? 0 };
             if (r.body_kind === 'json' && r.b_text !== null) item.rawText = r.b_text;
             return item;
         });
