@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import { MAX_LINE_CHARS, wrapScript } from './script.js';
+import { MAX_CONSOLE_LINES, MAX_LINE_CHARS, wrapScript } from './script.js';
 
 /** What a script sees: the event (mutable), a copy of the request (frozen) and HTTP_STATUS. */
 export interface ScriptInput {
@@ -28,6 +28,26 @@ export const DEFAULT_LIMITS: SandboxLimits = { memoryMb: 32, timeoutMs: 1000, is
 
 /** Time given beyond the script's own limit for context creation and copying, before we cut. */
 const HOST_GRACE_MS = 250;
+/** Time allowed to read back the console lines of a run that was cut off. */
+const LINES_READ_MS = 100;
+
+type Line = ['info' | 'warn' | 'error', string];
+
+/**
+ * Console lines as the sandbox reports them, checked: the script can reach the array they are kept
+ * in, so anything that is not a [level, text] pair is skipped and the caps are applied again here.
+ */
+function cleanLines(value: unknown): Line[] {
+    if (!Array.isArray(value)) return [];
+    const lines: Line[] = [];
+    for (const item of value) {
+        if (lines.length >= MAX_CONSOLE_LINES) break;
+        if (!Array.isArray(item) || typeof item[1] !== 'string') continue;
+        const level = item[0] === 'warn' || item[0] === 'error' ? item[0] : 'info';
+        lines.push([level, item[1].length > MAX_LINE_CHARS ? `${item[1].slice(0, MAX_LINE_CHARS)}…` : item[1]]);
+    }
+    return lines;
+}
 
 class HostDeadline extends Error {}
 
@@ -97,11 +117,13 @@ export class ScriptRunner {
             })();
             run.catch(() => undefined);
             const json = await Promise.race([run, deadline]);
-            const parsed = JSON.parse(String(json)) as { event?: unknown; bodyChanged?: boolean; lines: [string, string][]; thrown?: { name: string; message: string } };
-            for (const [level, line] of parsed.lines) sink(level === 'warn' || level === 'error' ? level : 'info', line);
+            const parsed = JSON.parse(String(json)) as { event?: unknown; bodyChanged?: boolean; lines: unknown; thrown?: { name: string; message: string } };
+            for (const [level, line] of cleanLines(parsed.lines)) sink(level, line);
             if (parsed.thrown) return { ok: false, error: failure(parsed.thrown.name, parsed.thrown.message) };
             return { ok: true, event: parsed.event, bodyChanged: parsed.bodyChanged === true };
         } catch (error) {
+            // Cut off by the time limit or never settled: what it logged until then still helps.
+            if (context && !isolate.isDisposed) for (const [level, line] of await this.linesOf(context)) sink(level, line);
             return { ok: false, error: this.describe(error, isolate) };
         } finally {
             clearTimeout(timer);
@@ -112,6 +134,27 @@ export class ScriptRunner {
                     // The context went with a disposed isolate.
                 }
             }
+        }
+    }
+
+    /**
+     * The console lines of a run that did not finish, read from its context. An isolate still busy
+     * (a loop in a continuation) does not answer within LINES_READ_MS; then there are none.
+     */
+    private async linesOf(context: ivm.Context): Promise<Line[]> {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+            const read = context.eval('JSON.stringify(globalThis.$lines)', { timeout: LINES_READ_MS, copy: true });
+            read.catch(() => undefined);
+            const late = new Promise<undefined>((resolve) => {
+                timer = setTimeout(() => resolve(undefined), LINES_READ_MS);
+            });
+            const json = await Promise.race([read, late]);
+            return typeof json === 'string' ? cleanLines(JSON.parse(json)) : [];
+        } catch {
+            return [];
+        } finally {
+            clearTimeout(timer);
         }
     }
 

@@ -11,10 +11,11 @@ export const MAX_LINE_CHARS = 2000;
  * the final event, whether its body changed and the console lines; or, when the code threw, what it
  * threw and the lines. Console lines travel with the result, so a run costs the host no callback.
  * The body crosses once each way at most: `req.body` is copied from `event.body` inside the sandbox,
- * and an unchanged body is left out of the result (the host still has it).
+ * and an unchanged body is left out of the result (the host still has it). The lines also stay
+ * reachable as `globalThis.$lines`, so the host can still read them when the run was cut off.
  */
 export function wrapScript(code: string): string {
-    return `(function () { const __in = JSON.parse(globalThis.$0); delete globalThis.$0; const __lines = []; const __before = JSON.stringify(__in.event.body);
+    return `(function () { const __in = JSON.parse(globalThis.$0); delete globalThis.$0; const __lines = []; Object.defineProperty(globalThis, '$lines', { value: __lines }); const __before = JSON.stringify(__in.event.body);
 if (__before !== undefined) { __in.req.body = JSON.parse(__before); if (__in.event.bodyEncoding !== undefined) __in.req.bodyEncoding = __in.event.bodyEncoding; }
 const __fmt = (args) => args.map((a) => { if (typeof a === 'string') return a; try { return JSON.stringify(a); } catch { return String(a); } }).join(' ');const __freeze = (o) => { if (o && typeof o === 'object' && !Object.isFrozen(o)) { Object.freeze(o); for (const k of Object.keys(o)) __freeze(o[k]); } return o; };
 const __log = (level, text) => { if (__lines.length < ${MAX_CONSOLE_LINES}) __lines.push([level, text.length > ${MAX_LINE_CHARS} ? text.slice(0, ${MAX_LINE_CHARS}) + '…' : text]); }; globalThis.event = __in.event;

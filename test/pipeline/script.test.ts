@@ -7,11 +7,11 @@ import { capture } from './helpers.js';
 /** Dispatches on the `x-case` header so one service (one isolate pool) meets every hostile script. */
 const SCRIPT = `
 switch (req.headers['x-case']) {
-  case 'loop': while (true) {}
-  case 'late-loop': await null; while (true) {}
+  case 'loop': console.log('entering the loop'); while (true) {}
+  case 'late-loop': console.log('before the await'); await null; while (true) {}
   case 'memory': { const a = []; while (true) a.push(new Array(1e5).fill(Math.random())); }
   case 'throw': throw new Error('script says no');
-  case 'hang': return new Promise(() => {});
+  case 'hang': console.warn('waiting forever'); return new Promise(() => {});
   case 'process': event.reached = String(process.env); break;
   case 'require': event.reached = String(require('fs')); break;
   case 'constructor': event.reached = String(this.constructor.constructor('return process')().env); break;
@@ -26,6 +26,11 @@ switch (req.headers['x-case']) {
     event.tag = 'vip';
     break;
   case 'bad-status': event.statusCode = 42; break;
+  case 'tamper':
+    for (let i = 0; i < 500; i++) globalThis.$lines.push(['info', 'x'.repeat(5000)]);
+    globalThis.$lines.push({ not: 'a line' }, ['error', 42]);
+    event.seen = true;
+    break;
   default: event.seen = true;
 }
 `;
@@ -66,6 +71,22 @@ describe('customScript in isolated-vm', () => {
             await stillHealthy();
         });
     }
+
+    it('logs what a script printed before the time limit cut it off (a loop, a loop after an await, a promise that never settles)', async () => {
+        for (const [name, line] of [['loop', 'INFO customScript: entering the loop'], ['late-loop', 'INFO customScript: before the await'], ['hang', 'WARN customScript: waiting forever']] as const) {
+            const { entry } = await capture(svc, '{"order":8}', { 'content-type': 'application/json', 'x-case': name });
+            assert.match(String(entry.meta?.scriptError), /did not finish within 1000 ms/);
+            assert.ok(svc.logs.some((l) => l.startsWith(line) && l.includes(entry.id)), `${name}: its line is logged with the event id`);
+        }
+    });
+
+    it('caps console lines the script pushed past console (50 lines of 2000 characters), and skips what is not a line', async () => {
+        const { entry } = await capture(svc, '{"order":9}', { 'content-type': 'application/json', 'x-case': 'tamper' });
+        assert.equal(entry.meta?.scriptError, undefined);
+        const mine = svc.logs.filter((l) => l.includes('customScript: ') && l.includes(entry.id));
+        assert.equal(mine.length, 50);
+        assert.ok(mine.every((l) => l.includes(`customScript: ${'x'.repeat(2000)}…`) && !l.includes('x'.repeat(2001))));
+    });
 
     it('gives a frozen copy of req', async () => {
         const { entry } = await capture(svc, 'x', { 'x-case': 'freeze' });
