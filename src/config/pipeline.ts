@@ -27,10 +27,20 @@ export function normalizePipelineInput(input: Record<string, unknown>): void {
     }
 }
 
-/** The verification settings with their secret, or undefined when verification is off. */
+const settingsByInput = new WeakMap<object, SignatureSettings>();
+
+/**
+ * The verification settings with their secret, or undefined when verification is off. Parsed once
+ * per input (the start check, the ingest step and replay's re-signing share the result).
+ */
 export function signatureSettingsOf(input: Readonly<InputConfig>): SignatureSettings | undefined {
     if (input.signatureVerification === undefined) return undefined;
-    return parseSignatureSettings(input.signatureVerification, input.signatureVerificationSecret);
+    let settings = settingsByInput.get(input);
+    if (!settings) {
+        settings = parseSignatureSettings(input.signatureVerification, input.signatureVerificationSecret);
+        settingsByInput.set(input, settings);
+    }
+    return settings;
 }
 
 /**

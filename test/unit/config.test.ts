@@ -4,6 +4,7 @@ import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.
 import { parseAllowlist, parseAllowlistEntry } from '../../src/delivery/ranges.js';
 import { ConfigError } from '../../src/errors.js';
 import { IpMatcher } from '../../src/lib/ip.js';
+import { signatureSettingsOf } from '../../src/config/pipeline.js';
 
 describe('run input', () => {
     it('applies the schema defaults and freezes the result', () => {
@@ -48,6 +49,14 @@ describe('run input', () => {
         const ok = ['203.0.113.7', '10.0.0.0/8', '2001:db8::/32', '::ffff:192.0.2.0/120'];
         assert.deepEqual(parseInput({ allowedIps: ok }).allowedIps, ok);
         assert.ok('matcher' in IpMatcher.from(ok));
+    });
+
+    it('parses the signature settings once per input, shared by every user', () => {
+        const input = parseInput({ signatureVerification: { provider: 'github' }, signatureVerificationSecret: 's3cret' });
+        const settings = signatureSettingsOf(input);
+        assert.equal(settings?.provider, 'github');
+        assert.equal(signatureSettingsOf(input), settings, 'the same object, not a second parse');
+        assert.equal(signatureSettingsOf(parseInput({})), undefined);
     });
 
     it('treats empty optional secrets as unset', () => {
