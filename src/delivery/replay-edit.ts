@@ -13,8 +13,6 @@ export interface ReplayEdit {
 }
 
 const KEYS = new Set(['method', 'headers', 'body', 'resign']);
-// The client frames the request itself; a user value for these would corrupt it.
-const CLIENT_OWNED = CLIENT_FRAMING_HEADERS;
 const METHOD = /^[A-Za-z]{1,20}$/;
 const SHAPE = 'The replay request body must be a JSON object {method?, headers?, body?, resign?}';
 
@@ -50,7 +48,7 @@ function parseHeaders(value: unknown): Record<string, string | null> {
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new BadRequestError("Replay edit 'headers' must be an object of header names to strings (null removes one)");
     const out: Record<string, string | null> = {};
     for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-        if (CLIENT_OWNED.has(name.toLowerCase())) throw new BadRequestError(`Replay edit header '${name}' is set by the HTTP client and cannot be edited`);
+        if (CLIENT_FRAMING_HEADERS.has(name.toLowerCase())) throw new BadRequestError(`Replay edit header '${name}' is set by the HTTP client and cannot be edited`);
         if (v !== null && typeof v !== 'string') throw new BadRequestError(`Replay edit header '${name}' must be a string or null`);
         try {
             validateHeaderName(name);

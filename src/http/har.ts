@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { AppDeps } from '../deps.js';
 import { BadRequestError } from '../errors.js';
-import type { LogEntry, StoredBody } from '../storage/types.js';
+import type { ExportEntry, StoredBody } from '../storage/types.js';
 import { parseLogsRequest } from './parse-logs-query.js';
 import { headerValue, REDACTED } from '../lib/headers.js';
 
@@ -10,9 +10,6 @@ import { headerValue, REDACTED } from '../lib/headers.js';
 // asks of custom fields.
 
 type NameValue = { name: string; value: string };
-
-/** What a HAR entry needs of a stored event; the body comes apart, as StoredBody. */
-type HarSource = Omit<LogEntry, 'body' | 'bodyEncoding'>;
 
 /** One HAR entry: the captured request and the answer the service sent. */
 export interface HarEntry {
@@ -69,7 +66,7 @@ function cookiesOf(headers: Record<string, unknown>): NameValue[] {
 }
 
 /** The request body for HAR: text when it is UTF-8 without NUL, base64 otherwise, a link when offloaded. */
-function postDataOf(entry: HarSource, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
+function postDataOf(entry: ExportEntry, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
     const mimeType = entry.contentType || 'application/octet-stream';
     if (body.kind === 'empty') return undefined;
     if (body.kind === 'offloaded') return { mimeType, text: '', _payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };
@@ -79,7 +76,7 @@ function postDataOf(entry: HarSource, body: StoredBody, baseUrl: string): HarEnt
 }
 
 /** A HAR entry for one stored event and its body. */
-export function harEntry(entry: HarSource, body: StoredBody, baseUrl: string): HarEntry {
+export function harEntry(entry: ExportEntry, body: StoredBody, baseUrl: string): HarEntry {
     const responseText = typeof entry.responseBody === 'string' ? entry.responseBody : JSON.stringify(entry.responseBody ?? '');
     const postData = postDataOf(entry, body, baseUrl);
     const har: HarEntry = {

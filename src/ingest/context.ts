@@ -8,6 +8,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
+import type { StoredRequest } from './record.js';
 
 /** Services the ingest steps use, built once at start. */
 export interface IngestDeps {
@@ -60,6 +61,8 @@ export interface IngestContext {
     body: ReceivedBody;
     /** The parsed JSON body once `jsonBody` has built it. */
     json?: { value: unknown };
+    /** The request's stored fields once `storedRequest` has built them (the script's view and the stored event share them). */
+    stored?: StoredRequest;
     response: PreparedResponse;
     /** Headers every answer to this request carries, whatever it is (rate-limit figures). */
     extraHeaders: Record<string, string>;

@@ -57,12 +57,12 @@ export interface StoredRequest {
     query: Record<string, string | string[]>;
 }
 
-/** The request fields of a context as they are stored. */
+/** The request fields of a context as they are stored, built once per request (the script step reads them first). */
 export function storedRequest(ctx: IngestContext): StoredRequest {
     const { input } = ctx.deps.config;
     const maskKey = input.authKey !== undefined;
     const { req } = ctx;
-    return {
+    return (ctx.stored ??= {
         method: (req.method ?? 'GET').toUpperCase(),
         requestUrl: storedUrl(req.url ?? '/', maskKey),
         contentType: String(req.headers['content-type'] ?? ''),
@@ -70,7 +70,7 @@ export function storedRequest(ctx: IngestContext): StoredRequest {
         userAgent: String(req.headers['user-agent'] ?? ''),
         headers: storedHeaders(req.headers, input.maskSensitiveData),
         query: storedQuery(ctx.search, maskKey),
-    };
+    });
 }
 
 /** Builds the stored event from a finished context. */

@@ -1,5 +1,5 @@
 import type { LogsPage, LogsQuery } from './query-types.js';
-import type { ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from './types.js';
+import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from './types.js';
 
 /**
  * How a commit is made durable. `full`: every commit (one per group) is fsynced before its senders
@@ -53,7 +53,7 @@ export interface EventStore {
      * An event for export, its row and body read once: the entry without `replays`, `forward` or a
      * decoded `body` (read `body` instead). Throws NotFoundError when no event has this id.
      */
-    getExportRecord(id: string): { entry: Omit<LogEntry, 'body' | 'bodyEncoding'>; body: StoredBody };
+    getExportRecord(id: string): { entry: ExportEntry; body: StoredBody };
     /**
      * Runs a GET /logs query off the main thread. Throws BadRequestError for an unusable cursor, 503
      * when too many queries are in progress, 504 past the time limit; `signal` stops it (client gone).

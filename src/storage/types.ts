@@ -76,6 +76,9 @@ export interface LogEntry extends EventEnvelope {
     forward?: ForwardOutcome;
 }
 
+/** A log entry without its decoded body, for exports that carry the stored bytes apart (HAR). */
+export type ExportEntry = Omit<LogEntry, 'body' | 'bodyEncoding'>;
+
 /** The summary fields of a log entry in list results. */
 export type LogSummary = Pick<
     LogEntry,

@@ -1,8 +1,7 @@
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver } from '../replay/receiver.js';
-import { openRawSse } from '../stream/sse-client.js';
+import { openRawSse, openStalledSse } from '../stream/sse-client.js';
 
 interface Counters {
     forwarding: { delivered: number; failed: number; dropped: number };
@@ -59,10 +58,7 @@ describe('/system/metrics counters', () => {
     it('counts live-stream clients and the readers dropped for not reading', async () => {
         const svc = await start({ input: { rateLimitPerMinute: 0 }, live: { maxBufferedBytes: 256 * 1024 } });
         const reader = await openRawSse(`${svc.url}/log-stream`);
-        const stalled: Socket = connect(Number(new URL(svc.url).port), '127.0.0.1');
-        await new Promise<void>((r) => stalled.once('connect', () => r()));
-        stalled.write('GET /log-stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
-        stalled.pause();
+        const stalled = await openStalledSse(svc.url);
         try {
             await expect.poll(async () => (await metrics(svc)).liveStream).toEqual({ clients: 2, droppedSlowReaders: 0 });
             const body = JSON.stringify({ pad: 'y'.repeat(60_000) });

@@ -1,7 +1,6 @@
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { openRawSse, type RawSse } from './sse-client.js';
+import { openRawSse, openStalledSse, type RawSse } from './sse-client.js';
 
 let svc: TestService;
 
@@ -50,11 +49,7 @@ describe('GET /log-stream client limits', () => {
 
     it('a stalled reader is dropped past its buffer, while capture and a healthy client carry on', async () => {
         const healthy = await openRawSse(`${svc.url}/log-stream`);
-        // A client that sends its request and then never reads a byte.
-        const stalled: Socket = connect(Number(new URL(svc.url).port), '127.0.0.1');
-        await new Promise<void>((r) => stalled.once('connect', () => r()));
-        stalled.write('GET /log-stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
-        stalled.pause();
+        const stalled = await openStalledSse(svc.url);
         try {
             await waitFor(() => svc.deps.live.size === 2, 'both clients to connect');
             const droppedBefore = svc.deps.live.dropped;

@@ -1,4 +1,5 @@
 import { request, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 
 /** One SSE frame as parsed off the wire: its field lines, in order. */
 export interface Frame {
@@ -20,6 +21,15 @@ export interface RawSse {
     /** Waits until `check` holds over the frames received. */
     until(check: (s: RawSse) => boolean, timeoutMs?: number): Promise<void>;
     close(): void;
+}
+
+/** A client that sends `GET /log-stream` to the service at `url` and then never reads a byte (a stalled reader). */
+export async function openStalledSse(url: string): Promise<Socket> {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write('GET /log-stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+    socket.pause();
+    return socket;
 }
 
 /** Opens GET `url` and parses the stream; rejects with the status and body if the answer is not 200. */

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { EventStore, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
-import type { ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
+import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
 import { QueryPool, type PoolStats, type QueryPoolOptions } from './query-pool.js';
 import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
 import { prepareReader, REPLAY_HISTORY } from './schema.js';
@@ -124,7 +124,7 @@ export class SqliteEventStore implements EventStore {
         return storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
     }
 
-    getExportRecord(id: string): { entry: Omit<LogEntry, 'body' | 'bodyEncoding'>; body: StoredBody } {
+    getExportRecord(id: string): { entry: ExportEntry; body: StoredBody } {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         const body = storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
