@@ -60,6 +60,9 @@ export function sendOnce(target: CheckedTarget, req: OutgoingRequest, timeoutMs:
             dnsLookup: pinnedLookup(target),
             agent: agents,
         });
+        // A request without a body goes out once the stream's writable side ends; got waits for that
+        // (with allowGetBody even on GET), so without this a bodyless request hung until its timeout.
+        if (req.body === undefined) stream.end();
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;

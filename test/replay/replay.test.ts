@@ -57,6 +57,22 @@ describe('POST /replay/:webhookId/:itemId', () => {
         expect(answer.strippedHeaders).not.toContain('x-custom');
     });
 
+    it('replays a capture without a body (GET, HEAD, an empty POST) at once, not after a timeout', async () => {
+        for (const method of ['GET', 'HEAD', 'POST']) {
+            const logId = await capture({ method, path: '/ping?challenge=abc' });
+            const started = Date.now();
+            const res = await svc.fetch(replayUrl(logId, `${target.url}/ping`), { method: 'POST' });
+            const answer = await json(res);
+            expect(res.status, method).toBe(200);
+            expect(answer, method).toMatchObject({ status: 'replayed', targetResponseCode: 201 });
+            // One attempt, answered well within the 2 s per-attempt timeout.
+            expect(Date.now() - started, method).toBeLessThan(1500);
+            const got = target.requests.at(-1)!;
+            expect(got.method).toBe(method);
+            expect(got.body.length).toBe(0);
+        }
+    });
+
     it('replays binary and offloaded bodies byte-exact', async () => {
         const binary = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x0a, 0x00]);
         const big = randomBytes(200_000);
