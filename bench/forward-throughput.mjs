@@ -7,12 +7,11 @@
 // bench/forward-receiver.mjs (SSRF_ALLOWLIST=127.0.0.1). After the forwarding run it waits for the
 // background queue to drain and reports how many captures reached the receiver: the ratio is only
 // honest if they all did (a full queue drops forwards instead of slowing ingest).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BODY } from './lib/payload.mjs';
-import { ensureBuilt, firstWebhook, freshDir, median, removeDir, root, startService, table, waitFor } from './lib/service.mjs';
+import { startReceiver } from './lib/receiver.mjs';
+import { ensureBuilt, firstWebhook, freshDir, median, removeDir, startService, table } from './lib/service.mjs';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, main: { type: 'string' } } });
 const ROUNDS = Number(args.rounds);
@@ -21,13 +20,6 @@ const CONNECTIONS = Number(args.connections);
 const TARGET_RATIO = 0.7;
 
 const cannon = (url) => autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json' }, body: BODY });
-
-async function startReceiver() {
-    const child = spawn(process.execPath, [join(root, 'bench', 'forward-receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(/listening (\d+)/.exec(String(d))[1]))));
-    const url = `http://127.0.0.1:${port}`;
-    return { url, child, count: async () => Number(await (await fetch(`${url}/count`)).text()) };
-}
 
 async function run(forwardUrl) {
     const dir = freshDir(forwardUrl ? 'fwd' : 'plain');
@@ -54,13 +46,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const before = await receiver.count();
     const fwd = await run(`${receiver.url}/in`);
     // Forwards finish in the background: wait until the receiver stops counting up.
-    let last = -1;
-    const delivered = await waitFor(async () => {
-        const n = (await receiver.count()) - before;
-        const settled = n === last ? n : undefined;
-        last = n;
-        return settled;
-    }, { intervalMs: 1000, timeoutMs: 120_000, what: 'forwarding to drain' });
+    const delivered = await receiver.settled(before);
     await fwd.svc.stop();
     removeDir(fwd.svc.dir);
     receiver.child.kill('SIGTERM');

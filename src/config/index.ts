@@ -16,6 +16,8 @@ export interface Config {
     readonly ingestLimitPerMinute: number;
     /** Bounds on slow senders. */
     readonly timeouts: Readonly<SlowSenderTimeouts>;
+    /** Captures waiting or in flight for `forwardUrl` before new ones are dropped (recorded on the event). */
+    readonly forwardQueue: number;
 }
 
 /** How long a slow sender (slowloris) may hold a connection, in ms; tests shorten them. */
@@ -34,7 +36,7 @@ export interface SlowSenderTimeouts {
 export const DEFAULT_TIMEOUTS: Readonly<SlowSenderTimeouts> = Object.freeze({ headersMs: 20_000, requestMs: 600_000, bodyIdleMs: 30_000, checkIntervalMs: 1_000 });
 
 /** Test hooks for values that are otherwise fixed. */
-export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute'>> & { timeouts?: Partial<SlowSenderTimeouts> };
+export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue'>> & { timeouts?: Partial<SlowSenderTimeouts> };
 
 /** Combines validated input and env into the frozen Config. */
 export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: ConfigOverrides = {}): Config {
@@ -44,5 +46,6 @@ export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig
         env: Object.freeze(env),
         offloadThreshold: overrides.offloadThreshold ?? 5 * 1024 * 1024,
         ingestLimitPerMinute: overrides.ingestLimitPerMinute ?? env.ingestLimitPerMinute ?? 10_000,
+        forwardQueue: overrides.forwardQueue ?? 10_000,
     });
 }

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -8,6 +7,7 @@ import type { ForwardOutcome } from '../storage/types.js';
 import type { RetrySchedule } from '../lib/backoff.js';
 import { withRetries } from './retry.js';
 import { sendOnce } from './send.js';
+import { SendThread } from './send-thread.js';
 import { SsrfGuard, type CheckedTarget } from './ssrf-guard.js';
 
 /** One capture to forward: the request as received, minus what must not leave. */
@@ -31,6 +31,9 @@ export interface ForwarderOptions {
     schedule: RetrySchedule;
     timeoutMs: number;
 }
+
+/** Deliveries with their body in memory go through one thread per process, off the capture thread. */
+const deliveries = new SendThread();
 
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
@@ -84,9 +87,11 @@ export class Forwarder {
     private async run(job: ForwardJob): Promise<void> {
         try {
             const target = await this.checkedTarget();
+            const { method, headers, blob, body } = job;
             const outcome = await withRetries(this.options.schedule, this.deps.clock, async () => {
-                const body: Buffer | Readable | undefined = job.blob ? (await this.deps.blobs.read(job.blob.key)).stream : job.body;
-                return sendOnce(target, body === undefined ? { method: job.method, headers: job.headers } : { method: job.method, headers: job.headers, body }, this.options.timeoutMs);
+                // An offloaded body is streamed from storage, so it is sent from this thread.
+                if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
+                return deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (outcome.ok) this.record(job.eventId, { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null });
             else this.record(job.eventId, { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' });

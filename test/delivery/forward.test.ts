@@ -70,6 +70,25 @@ describe('forwarding (forwardUrl)', () => {
         }
     });
 
+    it('forwards captures without a body (GET, HEAD, an empty POST) on the first attempt', async () => {
+        const target = await startReceiver((_req, res) => res.writeHead(204).end());
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 2000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        try {
+            for (const method of ['GET', 'HEAD', 'POST']) {
+                const sent = await capture(svc, svc.webhookId, { method });
+                const started = Date.now();
+                expect(await outcomeOf(svc, sent.id), method).toMatchObject({ status: 'delivered', statusCode: 204, attempts: 1 });
+                expect(Date.now() - started, method).toBeLessThan(1500);
+                const got = target.requests.at(-1)!;
+                expect(got.method).toBe(method);
+                expect(got.body.length).toBe(0);
+            }
+        } finally {
+            await svc.close();
+            await target.close();
+        }
+    });
+
     it('retries a dead target a bounded number of times and records the failure; refuses blocked targets', async () => {
         const gone = await startReceiver();
         await gone.close();
@@ -120,7 +139,7 @@ describe('forwarding (forwardUrl)', () => {
 
     it('a hung target never grows the queue past its bound: overflow is recorded on the event as dropped', async () => {
         const hung = await startReceiver(() => undefined);
-        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: hung.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: hung.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' }, overrides: { forwardQueue: 1000 } });
         try {
             const statuses: number[] = [];
             for (let batch = 0; batch < 21; batch++) {

@@ -10,8 +10,11 @@ import type { IngestDeps, Step } from '../context.js';
 export const LOOP_HEADER = 'X-Webhook-Debugger-Forwarded-By';
 const LOOP_HEADER_LOWER = LOOP_HEADER.toLowerCase();
 
-/** Forwarding limits: 1,000 captures or 64 MB of bodies waiting, 16 deliveries at once. */
-const FORWARD_LIMITS = { maxQueue: 1000, maxQueuedBytes: 64 * 1024 * 1024, concurrency: 16 };
+/**
+ * Forwarding limits besides the queue length (Config.forwardQueue): 64 MB of bodies waiting, and 64
+ * deliveries handed to the delivery thread at once, which keeps 16 of them on the wire (send-worker.ts).
+ */
+const FORWARD_LIMITS = { maxQueuedBytes: 64 * 1024 * 1024, concurrency: 64 };
 
 /**
  * Step 10: refuses a request that this very instance forwarded (a loop through `forwardUrl`) with
@@ -26,7 +29,7 @@ export function createForward(deps: IngestDeps): Step {
     const forwarder = forwardUrl === undefined ? undefined : new Forwarder(
         forwardUrl,
         { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
-        { ...FORWARD_LIMITS, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
+        { ...FORWARD_LIMITS, maxQueue: deps.config.forwardQueue, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
     );
     // Without forwardUrl this instance never sends its marker, so no request can carry it.
     if (!forwarder) return () => undefined;
