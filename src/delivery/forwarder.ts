@@ -35,6 +35,9 @@ export interface ForwarderOptions {
 /** Deliveries with their body in memory go through one thread per process, off the capture thread. */
 const deliveries = new SendThread();
 
+/** Offloaded bodies (over the offload threshold) sent at once. */
+const STREAMED_AT_ONCE = 4;
+
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
 
@@ -46,6 +49,7 @@ const TARGET_TTL_MS = 30_000;
 export class Forwarder {
     private readonly queue: ForwardJob[] = [];
     private inFlight = 0;
+    private streaming = 0;
     private queuedBytes = 0;
     private readonly guard: SsrfGuard;
     private target: { checked: Promise<CheckedTarget>; until: number } | undefined;
@@ -74,10 +78,15 @@ export class Forwarder {
 
     private pump(): void {
         while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
+            // Offloaded bodies stream from storage on this thread, a few at a time; the jobs behind
+            // one wait their turn, so captures still go out in order.
+            if (this.queue[0]!.blob && this.streaming >= STREAMED_AT_ONCE) break;
             const job = this.queue.shift()!;
             this.inFlight++;
+            if (job.blob) this.streaming++;
             void this.run(job).finally(() => {
                 this.inFlight--;
+                if (job.blob) this.streaming--;
                 this.queuedBytes -= job.body?.length ?? 0;
                 this.pump();
             });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,29 @@ describe('forwarding (forwardUrl)', () => {
                 expect(got.body.length).toBe(0);
             }
         } finally {
+            await svc.close();
+            await target.close();
+        }
+    });
+
+    it('streams at most 4 offloaded bodies at once; the captures behind them wait and then go out', async () => {
+        const held: ServerResponse[] = [];
+        const target = await startReceiver((_req, res) => held.push(res));
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url }, env: { SSRF_ALLOWLIST: '127.0.0.1' }, overrides: { offloadThreshold: 4096 } });
+        try {
+            const bodies = Array.from({ length: 6 }, () => randomBytes(20_000));
+            const sent = [];
+            for (const body of bodies) sent.push(await capture(svc, svc.webhookId, { method: 'POST', body }));
+            await target.waitFor(4);
+            await new Promise((r) => setTimeout(r, 300));
+            expect(target.requests).toHaveLength(4);
+            for (const res of held.splice(0)) res.end('ok');
+            await target.waitFor(6);
+            for (const res of held.splice(0)) res.end('ok');
+            for (const s of sent) expect((await outcomeOf(svc, s.id)).status).toBe('delivered');
+            expect(target.requests.map((r) => sha(r.body))).toEqual(bodies.map(sha));
+        } finally {
+            for (const res of held) res.end();
             await svc.close();
             await target.close();
         }
