@@ -10,6 +10,7 @@ import type { AppDeps, Readiness } from './deps.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './app.js';
 import { answerClientError } from './http/client-error.js';
+import { createForwarder } from './ingest/steps/forward.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
 import { consoleLogger, type Logger } from './lib/log.js';
@@ -60,8 +61,11 @@ export interface Service {
     deps: AppDeps;
     /** Base URL the server listens on (loopback). */
     url: string;
-    /** Graceful stop: stop accepting, finish in-flight requests, flush the outbox, close storage. */
-    stop(options?: { drainMs?: number }): Promise<void>;
+    /**
+     * Graceful stop: stop accepting, finish in-flight requests (up to `drainMs`), let forwards finish
+     * (up to `forwardMs`) and record an outcome for the rest, flush the outbox, close storage.
+     */
+    stop(options?: { drainMs?: number; forwardMs?: number }): Promise<void>;
     /** The container is going away soon (platform `migrating`): keep capturing, export without pacing. */
     hurryExport(): void;
 }
@@ -144,8 +148,10 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
     const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, ...options.live });
+    const forwarder = createForwarder({ config, store, blobs, clock, log, metrics });
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
+        ...(forwarder ? { forwarder } : {}),
         version: pkg.version,
         publish: (event) => live.publish(event),
         baseUrl,
@@ -173,7 +179,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     listeningPort = port;
 
     let stopping: Promise<void> | undefined;
-    const stop = (opts: { drainMs?: number } = {}): Promise<void> => {
+    const stop = (opts: { drainMs?: number; forwardMs?: number } = {}): Promise<void> => {
         stopping ??= (async () => {
             readiness.accepting = false;
             // Open event streams would hold the listener open until the drain deadline.
@@ -189,6 +195,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             await closed;
             clearInterval(sweep);
             clearTimeout(timer);
+            await forwarder?.stop(opts.forwardMs ?? 5_000);
             await exporter.stop();
             await exporter.drain(10_000);
             await store.close();

@@ -35,6 +35,8 @@ export interface ForwarderOptions {
 /** Deliveries with their body in memory go through one thread per process, off the capture thread. */
 const deliveries = new SendThread();
 
+const STOPPED_BEFORE_SENT = 'the service stopped before it was sent';
+
 /** Offloaded bodies (over the offload threshold) sent at once. */
 const STREAMED_AT_ONCE = 4;
 
@@ -48,8 +50,12 @@ const TARGET_TTL_MS = 30_000;
  */
 export class Forwarder {
     private readonly queue: ForwardJob[] = [];
-    private inFlight = 0;
+    /** Jobs being delivered, with the attempt each is on (0 before the first). */
+    private readonly running = new Map<ForwardJob, number>();
     private streaming = 0;
+    private stopped = false;
+    private readonly whenIdle: (() => void)[] = [];
+    private readonly writes = new Set<Promise<void>>();
     private queuedBytes = 0;
     private readonly guard: SsrfGuard;
     private target: { checked: Promise<CheckedTarget>; until: number } | undefined;
@@ -66,7 +72,11 @@ export class Forwarder {
     /** Queues a job; false (and the event records `dropped`) when the queue is full. */
     enqueue(job: ForwardJob): boolean {
         const bytes = job.body?.length ?? 0;
-        if (this.queue.length + this.inFlight >= this.options.maxQueue || this.queuedBytes + bytes > this.options.maxQueuedBytes) {
+        if (this.stopped) {
+            this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
+            return false;
+        }
+        if (this.queue.length + this.running.size >= this.options.maxQueue || this.queuedBytes + bytes > this.options.maxQueuedBytes) {
             this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: 'forwarding queue full' });
             return false;
         }
@@ -77,35 +87,64 @@ export class Forwarder {
     }
 
     private pump(): void {
-        while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
+        while (this.running.size < this.options.concurrency && this.queue.length > 0) {
             // Offloaded bodies stream from storage on this thread, a few at a time; the jobs behind
             // one wait their turn, so captures still go out in order.
             if (this.queue[0]!.blob && this.streaming >= STREAMED_AT_ONCE) break;
             const job = this.queue.shift()!;
-            this.inFlight++;
+            this.running.set(job, 0);
             if (job.blob) this.streaming++;
             void this.run(job).finally(() => {
-                this.inFlight--;
+                this.running.delete(job);
                 if (job.blob) this.streaming--;
                 this.queuedBytes -= job.body?.length ?? 0;
                 this.pump();
+                if (this.queue.length === 0 && this.running.size === 0) for (const done of this.whenIdle.splice(0)) done();
             });
         }
+    }
+
+    /**
+     * Stops forwarding, for a shutdown: waits up to `graceMs` for what is queued and in flight, then
+     * records what did not finish (never sent: `dropped`; sent but unanswered: `failed`), so every
+     * capture keeps an outcome, and resolves once all outcomes are stored. Deliveries still in
+     * flight are abandoned; what they come to later is not recorded.
+     */
+    async stop(graceMs: number): Promise<void> {
+        if (this.queue.length > 0 || this.running.size > 0) {
+            await new Promise<void>((resolve) => {
+                const timer = setTimeout(resolve, graceMs);
+                this.whenIdle.push(() => {
+                    clearTimeout(timer);
+                    resolve();
+                });
+            });
+        }
+        this.stopped = true;
+        for (const job of this.queue.splice(0)) this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
+        for (const [job, attempts] of this.running) {
+            if (attempts === 0) this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
+            else this.record(job.eventId, { status: 'failed', statusCode: null, attempts, error: 'the service stopped before the target answered' });
+        }
+        await this.flush();
     }
 
     private async run(job: ForwardJob): Promise<void> {
         try {
             const target = await this.checkedTarget();
             const { method, headers, blob, body } = job;
-            const outcome = await withRetries(this.options.schedule, this.deps.clock, async () => {
+            const outcome = await withRetries(this.options.schedule, this.deps.clock, async (n) => {
+                this.running.set(job, n);
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
                 return deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
+            if (this.stopped) return;
             if (outcome.ok) this.record(job.eventId, { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null });
             else this.record(job.eventId, { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' });
         } catch (error) {
             // A refused destination (SSRF guard) or an unreadable blob: never sent.
+            if (this.stopped) return;
             this.record(job.eventId, { status: 'failed', statusCode: null, attempts: 0, error: error instanceof Error ? error.message : String(error) });
         }
     }
@@ -125,11 +164,20 @@ export class Forwarder {
     private record(eventId: string, result: Omit<ForwardOutcome, 'url' | 'at'> & { status: 'delivered' | 'failed' | 'dropped' }): void {
         this.deps.metrics.forwarding[result.status]++;
         this.outcomes.push({ eventId, outcome: { ...result, url: this.url, at: new Date(this.deps.clock.now()).toISOString() } });
-        if (this.outcomes.length > 1) return;
-        setImmediate(() => {
-            const rows = this.outcomes;
-            this.outcomes = [];
-            this.deps.store.recordForwards(rows).catch((error: unknown) => this.deps.log.warn('forwarding outcomes could not be stored', { error: String(error), events: rows.length }));
-        });
+        if (this.outcomes.length === 1) setImmediate(() => void this.flush());
+    }
+
+    /** Writes the outcomes gathered so far; resolves once every write begun has ended. */
+    private flush(): Promise<void> {
+        const rows = this.outcomes;
+        this.outcomes = [];
+        if (rows.length > 0) {
+            const write: Promise<void> = this.deps.store
+                .recordForwards(rows)
+                .catch((error: unknown) => this.deps.log.warn('forwarding outcomes could not be stored', { error: String(error), events: rows.length }))
+                .finally(() => this.writes.delete(write));
+            this.writes.add(write);
+        }
+        return Promise.all(this.writes).then(() => undefined);
     }
 }

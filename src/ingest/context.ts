@@ -9,6 +9,7 @@ import type { EventStore } from '../storage/event-store.js';
 import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { StoredRequest } from './record.js';
+import type { Forwarder } from '../delivery/forwarder.js';
 
 /** Services the ingest steps use, built once at start. */
 export interface IngestDeps {
@@ -22,6 +23,8 @@ export interface IngestDeps {
     log: Logger;
     /** Called with every stored event (the live feed subscribes here). */
     publish: (event: NewEvent) => void;
+    /** Delivers captures to `forwardUrl` in the background; absent without it. */
+    forwarder?: Forwarder;
 }
 
 /** The answer being prepared for the sender. */

@@ -113,6 +113,40 @@ describe('forwarding (forwardUrl)', () => {
         }
     });
 
+    it('a stop lets forwards finish for a while, then records what never finished, so every capture keeps an outcome after a restart', async () => {
+        // The first capture is answered after 300 ms; the others hang. 64 are handed to the delivery
+        // thread at once, so of the 70 that hang 64 are in flight at the stop and 6 never left the queue.
+        const target = await startReceiver((req, res) => {
+            if (req.body.toString() === 'slow') setTimeout(() => res.writeHead(202).end(), 300);
+        });
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        let restarted: TestService | undefined;
+        try {
+            const slow = await capture(svc, svc.webhookId, { method: 'POST', body: 'slow' });
+            const hung = [];
+            for (let i = 0; i < 70; i++) hung.push(await capture(svc, svc.webhookId, { method: 'POST', body: `hung-${i}` }));
+            await target.waitFor(17);
+            const stopping = Date.now();
+            await svc.stop({ drainMs: 1000, forwardMs: 2000 });
+            // Bounded by the grace, not by the 60 s timeout of the hung deliveries.
+            expect(Date.now() - stopping).toBeLessThan(5000);
+
+            restarted = await startTestService({ dir: svc.dir, input: { rateLimitPerMinute: 0 } });
+            const outcome = async (id: string): Promise<ForwardOutcome | undefined> => (await json<{ forward?: ForwardOutcome }>(await restarted!.fetch(`/logs/${id}`))).forward;
+            expect(await outcome(slow.id)).toMatchObject({ status: 'delivered', statusCode: 202, attempts: 1 });
+            const left = await Promise.all(hung.map((h) => outcome(h.id)));
+            const failed = left.filter((f) => f?.status === 'failed');
+            const dropped = left.filter((f) => f?.status === 'dropped');
+            expect(failed).toHaveLength(64);
+            expect(failed[0]).toMatchObject({ statusCode: null, attempts: 1, error: 'the service stopped before the target answered' });
+            expect(dropped).toHaveLength(6);
+            expect(dropped[0]).toMatchObject({ attempts: 0, error: 'the service stopped before it was sent' });
+        } finally {
+            await (restarted ?? svc).close();
+            await target.close();
+        }
+    });
+
     it('retries a dead target a bounded number of times and records the failure; refuses blocked targets', async () => {
         const gone = await startReceiver();
         await gone.close();

@@ -34,7 +34,7 @@ export async function startTestService(options: Omit<StartOptions, 'env' | 'port
         logs,
         fetch: (path, init) => fetch(`${service.url}${path}`, init),
         close: async ({ keepDir = false } = {}) => {
-            await service.stop({ drainMs: 2000 });
+            await service.stop({ drainMs: 2000, forwardMs: 1000 });
             if (!keepDir) await rm(dir, { recursive: true, force: true });
         },
     };

@@ -16,6 +16,17 @@ const LOOP_HEADER_LOWER = LOOP_HEADER.toLowerCase();
  */
 const FORWARD_LIMITS = { maxQueuedBytes: 64 * 1024 * 1024, concurrency: 64 };
 
+/** The background forwarder for `forwardUrl`, if set; the service stops it at shutdown. */
+export function createForwarder(deps: Pick<IngestDeps, 'config' | 'store' | 'blobs' | 'clock' | 'log' | 'metrics'>): Forwarder | undefined {
+    const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
+    if (forwardUrl === undefined) return undefined;
+    return new Forwarder(
+        forwardUrl,
+        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
+        { ...FORWARD_LIMITS, maxQueue: deps.config.forwardQueue, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
+    );
+}
+
 /**
  * Step 10: refuses a request that this very instance forwarded (a loop through `forwardUrl`) with
  * 422, which is stored; otherwise, with `forwardUrl` set, hands the capture to the background
@@ -25,12 +36,7 @@ export function createForward(deps: IngestDeps): Step {
     // Unique per running service, so two instances may forward to each other; a chain A → B → A is
     // caught too, because each hop appends its id to the marker.
     const instanceId = randomBytes(9).toString('base64url');
-    const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
-    const forwarder = forwardUrl === undefined ? undefined : new Forwarder(
-        forwardUrl,
-        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
-        { ...FORWARD_LIMITS, maxQueue: deps.config.forwardQueue, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
-    );
+    const { forwarder } = deps;
     // Without forwardUrl this instance never sends its marker, so no request can carry it.
     if (!forwarder) return () => undefined;
     return (ctx) => {
