@@ -9,7 +9,7 @@ import { startService } from '../../src/compose.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { ForwardOutcome } from '../../src/storage/types.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
-import { startReceiver } from '../replay/receiver.js';
+import { expectCapWhileHeld, startReceiver } from '../replay/receiver.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -98,12 +98,7 @@ describe('forwarding (forwardUrl)', () => {
             const bodies = Array.from({ length: 6 }, () => randomBytes(20_000));
             const sent = [];
             for (const body of bodies) sent.push(await capture(svc, svc.webhookId, { method: 'POST', body }));
-            await target.waitFor(4);
-            await new Promise((r) => setTimeout(r, 300));
-            expect(target.requests).toHaveLength(4);
-            for (const res of held.splice(0)) res.end('ok');
-            await target.waitFor(6);
-            for (const res of held.splice(0)) res.end('ok');
+            await expectCapWhileHeld(target, held, 4, 6);
             for (const s of sent) expect((await outcomeOf(svc, s.id)).status).toBe('delivered');
             expect(target.requests.map((r) => sha(r.body))).toEqual(bodies.map(sha));
         } finally {

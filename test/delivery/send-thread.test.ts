@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryError } from '../../src/delivery/send.js';
 import { SendThread } from '../../src/delivery/send-thread.js';
 import type { CheckedTarget } from '../../src/delivery/ssrf-guard.js';
-import { startReceiver, type Receiver } from '../replay/receiver.js';
+import { expectCapWhileHeld, startReceiver, type Receiver } from '../replay/receiver.js';
 
 // The delivery thread of forwarding, against real receivers. The destination is built as the SSRF
 // guard would hand it over (its own tests cover the checks).
@@ -30,7 +30,7 @@ describe('SendThread (forwarding off the capture thread)', () => {
         const target = await receiver((res) => res.writeHead(201, { 'content-type': 'text/plain' }).end('made'));
         const whole = randomBytes(8192);
         const body = whole.subarray(1000, 2500);
-        const answer = await thread().send(targetOf(target), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream', 'X-Trace': 't-1' } , body }, 5000);
+        const answer = await thread().send(targetOf(target), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream', 'X-Trace': 't-1' }, body }, 5000);
         expect(answer).toEqual({ statusCode: 201, body: 'made', truncated: false });
         const [got] = target.requests;
         expect(got!.method).toBe('PUT');
@@ -43,12 +43,7 @@ describe('SendThread (forwarding off the capture thread)', () => {
         const target = await receiver((res) => held.push(res));
         const t = thread();
         const sent = Array.from({ length: 20 }, (_, i) => t.send(targetOf(target), { method: 'POST', headers: {}, body: Buffer.from(`n${i}`) }, 10_000));
-        await target.waitFor(16);
-        await new Promise((r) => setTimeout(r, 300));
-        expect(target.requests).toHaveLength(16);
-        for (const res of held.splice(0)) res.end('ok');
-        await target.waitFor(20);
-        for (const res of held.splice(0)) res.end('ok');
+        await expectCapWhileHeld(target, held, 16, 20);
         const answers = await Promise.all(sent);
         expect(answers.map((a) => a.statusCode)).toEqual(new Array(20).fill(200));
         expect(new Set(target.requests.map((r) => r.body.toString())).size).toBe(20);

@@ -62,3 +62,17 @@ export async function startReceiver(reply: Reply = (_r, res) => res.end('ok')): 
             }),
     };
 }
+
+/**
+ * For a receiver that holds every answer in `held`: checks that exactly `cap` requests arrive while
+ * none is answered (none more within 300 ms), then answers them and waits for all `total`, answering
+ * those too.
+ */
+export async function expectCapWhileHeld(target: Receiver, held: ServerResponse[], cap: number, total: number): Promise<void> {
+    await target.waitFor(cap);
+    await new Promise((r) => setTimeout(r, 300));
+    if (target.requests.length !== cap) throw new Error(`expected ${cap} requests while answers were held, got ${target.requests.length}`);
+    for (const res of held.splice(0)) res.end('ok');
+    await target.waitFor(total);
+    for (const res of held.splice(0)) res.end('ok');
+}
