@@ -3,8 +3,8 @@ import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { EventStore } from '../storage/event-store.js';
-import type { ForwardOutcome } from '../storage/types.js';
 import type { RetrySchedule } from '../lib/backoff.js';
+import { ForwardOutcomes, type FinalOutcome } from './forward-outcomes.js';
 import { withRetries } from './retry.js';
 import { sendOnce } from './send.js';
 import { SendThread } from './send-thread.js';
@@ -35,7 +35,8 @@ export interface ForwarderOptions {
 /** Deliveries with their body in memory go through one thread per process, off the capture thread. */
 const deliveries = new SendThread();
 
-const STOPPED_BEFORE_SENT = 'the service stopped before it was sent';
+/** The outcome of a capture still waiting when the service stopped. */
+const STOPPED_BEFORE_SENT: FinalOutcome = { status: 'dropped', statusCode: null, attempts: 0, error: 'the service stopped before it was sent' };
 
 /** Offloaded bodies (over the offload threshold) sent at once. */
 const STREAMED_AT_ONCE = 4;
@@ -55,11 +56,10 @@ export class Forwarder {
     private streaming = 0;
     private stopped = false;
     private readonly whenIdle: (() => void)[] = [];
-    private readonly writes = new Set<Promise<void>>();
     private queuedBytes = 0;
     private readonly guard: SsrfGuard;
     private target: { checked: Promise<CheckedTarget>; until: number } | undefined;
-    private outcomes: { eventId: string; outcome: ForwardOutcome }[] = [];
+    private readonly outcomes: ForwardOutcomes;
 
     constructor(
         readonly url: string,
@@ -67,17 +67,18 @@ export class Forwarder {
         private readonly options: ForwarderOptions,
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
+        this.outcomes = new ForwardOutcomes(url, deps);
     }
 
     /** Queues a job; false (and the event records `dropped`) when the queue is full. */
     enqueue(job: ForwardJob): boolean {
         const bytes = job.body?.length ?? 0;
         if (this.stopped) {
-            this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
+            this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
             return false;
         }
         if (this.queue.length + this.running.size >= this.options.maxQueue || this.queuedBytes + bytes > this.options.maxQueuedBytes) {
-            this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: 'forwarding queue full' });
+            this.outcomes.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: 'forwarding queue full' });
             return false;
         }
         this.queuedBytes += bytes;
@@ -121,12 +122,12 @@ export class Forwarder {
             });
         }
         this.stopped = true;
-        for (const job of this.queue.splice(0)) this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
+        for (const job of this.queue.splice(0)) this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
         for (const [job, attempts] of this.running) {
-            if (attempts === 0) this.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: STOPPED_BEFORE_SENT });
-            else this.record(job.eventId, { status: 'failed', statusCode: null, attempts, error: 'the service stopped before the target answered' });
+            if (attempts === 0) this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
+            else this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts, error: 'the service stopped before the target answered' });
         }
-        await this.flush();
+        await this.outcomes.flush();
     }
 
     private async run(job: ForwardJob): Promise<void> {
@@ -140,12 +141,12 @@ export class Forwarder {
                 return deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (this.stopped) return;
-            if (outcome.ok) this.record(job.eventId, { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null });
-            else this.record(job.eventId, { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' });
+            if (outcome.ok) this.outcomes.record(job.eventId, { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null });
+            else this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' });
         } catch (error) {
             // A refused destination (SSRF guard) or an unreadable blob: never sent.
             if (this.stopped) return;
-            this.record(job.eventId, { status: 'failed', statusCode: null, attempts: 0, error: error instanceof Error ? error.message : String(error) });
+            this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts: 0, error: error instanceof Error ? error.message : String(error) });
         }
     }
 
@@ -159,25 +160,5 @@ export class Forwarder {
             checked.catch(() => (this.target = undefined));
         }
         return this.target.checked;
-    }
-
-    private record(eventId: string, result: Omit<ForwardOutcome, 'url' | 'at'> & { status: 'delivered' | 'failed' | 'dropped' }): void {
-        this.deps.metrics.forwarding[result.status]++;
-        this.outcomes.push({ eventId, outcome: { ...result, url: this.url, at: new Date(this.deps.clock.now()).toISOString() } });
-        if (this.outcomes.length === 1) setImmediate(() => void this.flush());
-    }
-
-    /** Writes the outcomes gathered so far; resolves once every write begun has ended. */
-    private flush(): Promise<void> {
-        const rows = this.outcomes;
-        this.outcomes = [];
-        if (rows.length > 0) {
-            const write: Promise<void> = this.deps.store
-                .recordForwards(rows)
-                .catch((error: unknown) => this.deps.log.warn('forwarding outcomes could not be stored', { error: String(error), events: rows.length }))
-                .finally(() => this.writes.delete(write));
-            this.writes.add(write);
-        }
-        return Promise.all(this.writes).then(() => undefined);
     }
 }
