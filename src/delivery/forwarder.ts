@@ -131,6 +131,13 @@ export class Forwarder {
     }
 
     private async run(job: ForwardJob): Promise<void> {
+        const outcome = await this.deliver(job);
+        // After a stop, the stop has already recorded how this delivery ended for the service.
+        if (!this.stopped) this.outcomes.record(job.eventId, outcome);
+    }
+
+    /** Sends one job on the retry schedule; never throws. */
+    private async deliver(job: ForwardJob): Promise<FinalOutcome> {
         try {
             const target = await this.checkedTarget();
             const { method, headers, blob, body } = job;
@@ -140,13 +147,11 @@ export class Forwarder {
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
                 return deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
-            if (this.stopped) return;
-            if (outcome.ok) this.outcomes.record(job.eventId, { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null });
-            else this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' });
+            if (outcome.ok) return { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null };
+            return { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' };
         } catch (error) {
             // A refused destination (SSRF guard) or an unreadable blob: never sent.
-            if (this.stopped) return;
-            this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts: 0, error: error instanceof Error ? error.message : String(error) });
+            return { status: 'failed', statusCode: null, attempts: 0, error: error instanceof Error ? error.message : String(error) };
         }
     }
 
