@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { BODY } from './lib/payload.mjs';
 import { startReceiver } from './lib/receiver.mjs';
 import { PIPELINE_INPUT, SECRET } from './pipeline-input.mjs';
-import { ensureBuilt, firstWebhook, freshDir, removeDir, measureThreads, startService, threadCpuPerRequest, threadTicks } from './lib/service.mjs';
+import { ensureBuilt, firstWebhook, freshDir, removeDir, measureThreads, processCpuUs, startService, threadCpuPerRequest } from './lib/service.mjs';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { main: { type: 'string' }, rate: { type: 'string' } } });
 const variant = positionals[0] ?? 'pipeline';
@@ -34,8 +34,6 @@ const receiver = variant === 'forward' ? await startReceiver() : undefined;
 const inputs = { plain: { urlCount: 1 }, pipeline: PIPELINE_INPUT, forward: { urlCount: 1, forwardUrl: `${receiver?.url}/in` } };
 const dir = freshDir(`threads-${variant}`);
 const svc = await startService({ dir, input: inputs[variant], env: { INGEST_RATE_LIMIT_PER_MINUTE: '0', SSRF_ALLOWLIST: '127.0.0.1' }, ...(args.main ? { main: args.main } : {}) });
-/** Sum of a process's thread ticks, as µs. */
-const processUs = (pid) => (Object.values(threadTicks(pid)).reduce((a, b) => a + b.ticks, 0) * 1e6) / 100;
 try {
     const url = `${svc.url}/webhook/${await firstWebhook(svc)}`;
     // Machine-wide idle ticks (idle + iowait) and all ticks, from the first line of /proc/stat.
@@ -47,7 +45,7 @@ try {
     await load(1000);
     const forwardedBefore = receiver ? await receiver.settled(0) : 0;
     const countersBefore = receiver ? (await svc.json('/system/metrics')).forwarding : undefined;
-    const receiverBefore = receiver ? processUs(receiver.pid) : 0;
+    const receiverBefore = receiver ? processCpuUs(receiver.pid) : 0;
     const m0 = machine();
     let m1 = m0;
     let loadSeconds = 0;
@@ -71,7 +69,7 @@ try {
         console.log(`  ${us.toFixed(0).padStart(5)} µs/request  thread ${tid} ${name}${Number(tid) === svc.pid ? ' (capture thread)' : ''}`);
     }
     console.log(`  service total ${total.toFixed(0)} µs/request`);
-    if (receiver) console.log(`receiver total ${((processUs(receiver.pid) - receiverBefore) / amount).toFixed(0)} µs/request`);
+    if (receiver) console.log(`receiver total ${((processCpuUs(receiver.pid) - receiverBefore) / amount).toFixed(0)} µs/request`);
     console.log(`machine CPU idle while the load ran: ${((100 * (m1.idle - m0.idle)) / (m1.all - m0.all)).toFixed(0)}%`);
 } finally {
     await svc.stop();

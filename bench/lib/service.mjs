@@ -155,6 +155,11 @@ export function threadTicks(pid) {
     );
 }
 
+/** CPU µs (user + system) a process has used so far, all its threads together (Linux /proc). */
+export function processCpuUs(pid) {
+    return (Object.values(threadTicks(pid)).reduce((sum, t) => sum + t.ticks, 0) * 1e6) / TICKS_PER_S;
+}
+
 /** CPU µs per request of each thread between two threadTicks snapshots, busiest first, above `minUs`. */
 export function threadCpuPerRequest(before, after, requests, minUs = 0.5) {
     return Object.entries(after)
