@@ -63,7 +63,7 @@ export interface Service {
     url: string;
     /**
      * Graceful stop: stop accepting, finish in-flight requests (up to `drainMs`), let forwards finish
-     * (up to `forwardMs`) and record an outcome for the rest, flush the outbox, close storage.
+     * (up to `forwardMs`; the rest stay in the backlog for the next start), flush the outbox, close storage.
      */
     stop(options?: { drainMs?: number; forwardMs?: number }): Promise<void>;
     /** The container is going away soon (platform `migrating`): keep capturing, export without pacing. */

@@ -16,7 +16,7 @@ export interface Config {
     readonly ingestLimitPerMinute: number;
     /** Bounds on slow senders. */
     readonly timeouts: Readonly<SlowSenderTimeouts>;
-    /** Captures waiting or in flight for `forwardUrl` before new ones are dropped (recorded on the event). */
+    /** Captures whose request to `forwardUrl` waits in memory for its turn; the rest wait in the stored backlog. */
     readonly forwardQueue: number;
 }
 

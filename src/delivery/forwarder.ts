@@ -1,14 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
+import { setHeader } from '../lib/headers.js';
 import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { BacklogItem, EventStore } from '../storage/event-store.js';
 import type { RetrySchedule } from '../lib/backoff.js';
 import { ForwardOutcomes, type FinalOutcome } from './forward-outcomes.js';
+import { replayableHeaders } from './headers.js';
 import { withRetries } from './retry.js';
 import { sendOnce } from './send.js';
 import { SendThread } from './send-thread.js';
 import { SsrfGuard, type CheckedTarget } from './ssrf-guard.js';
+
+/** The loop marker: every service that forwards a request appends its instance id here. */
+export const LOOP_HEADER = 'X-Webhook-Debugger-Forwarded-By';
+const LOOP_HEADER_LOWER = LOOP_HEADER.toLowerCase();
 
 /** One capture to forward: the request as received, minus what must not leave. */
 export interface ForwardJob {
@@ -20,23 +27,48 @@ export interface ForwardJob {
     blob?: { key: string; size: number };
 }
 
+/** A capture's body as forwarding needs it: inline bytes, or the key of a body kept in the blob store. */
+export interface ForwardBody {
+    raw?: Buffer | undefined;
+    blobKey?: string | undefined;
+    size: number;
+}
+
+/** The instance ids a captured request was already forwarded by (its loop marker). */
+export function forwardedBy(captured: Record<string, unknown>): string[] {
+    const marker = captured[LOOP_HEADER_LOWER];
+    return typeof marker === 'string' ? marker.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/**
+ * The request that forwards a capture: its method, its headers minus credential and transport ones
+ * plus the loop marker with `instanceId` appended, and its body (none for HEAD).
+ */
+export function forwardJob(eventId: string, method: string, captured: Record<string, unknown>, body: ForwardBody, instanceId: string): ForwardJob {
+    const { headers } = replayableHeaders(captured);
+    setHeader(headers, LOOP_HEADER, [...forwardedBy(captured), instanceId].join(', '));
+    if (body.blobKey !== undefined) {
+        headers['Content-Length'] = String(body.size);
+        return { eventId, method, headers, blob: { key: body.blobKey, size: body.size } };
+    }
+    if (body.raw !== undefined && body.raw.length > 0 && method !== 'HEAD') return { eventId, method, headers, body: body.raw };
+    return { eventId, method, headers };
+}
+
 /** Bounds and pacing of forwarding. */
 export interface ForwarderOptions {
-    /** Jobs waiting or in flight before new ones are dropped. */
-    maxQueue: number;
-    /** Inline body bytes waiting or in flight before new ones are dropped. */
-    maxQueuedBytes: number;
+    /** Committed captures whose request is kept in memory until its turn; the others are read back from storage then. */
+    maxHeld: number;
+    /** Body bytes kept in memory: held, and in flight. */
+    maxHeldBytes: number;
     /** Deliveries in flight at once. */
     concurrency: number;
     schedule: RetrySchedule;
     timeoutMs: number;
 }
 
-/** Deliveries with their body in memory go through one thread per process, off the capture thread. */
-const deliveries = new SendThread();
-
-/** The outcome of a capture still waiting when the service stopped. */
-const STOPPED_BEFORE_SENT: FinalOutcome = { status: 'dropped', statusCode: null, attempts: 0, error: 'the service stopped before it was sent' };
+/** Backlog entries read from storage at a time. */
+const BACKLOG_BATCH = 256;
 
 /** Offloaded bodies (over the offload threshold) sent at once. */
 const STREAMED_AT_ONCE = 4;
@@ -44,22 +76,44 @@ const STREAMED_AT_ONCE = 4;
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
 
+/** The outcome of a capture whose request to forward existed only in memory, and is gone. */
+const NOT_KEPT: FinalOutcome = {
+    status: 'dropped',
+    statusCode: null,
+    attempts: 0,
+    error: 'the request to forward was kept only in memory (redactBodyPaths or a script changed what is stored) and was lost to a restart or a full queue',
+};
+
 /**
- * Forwards captures to `forwardUrl` in the background. The queue is bounded by jobs and by bytes, so a
- * slow or dead target costs bounded memory: past the bound a capture is not forwarded and the event
- * records `dropped`. Outcomes of one turn are written to storage together.
+ * Forwards captures to `forwardUrl` in the background, from a backlog in the event store: a capture
+ * joins it in the commit that stores it, and leaves it with its final outcome. So a slow or dead
+ * target, a flood, or a restart loses no forward: what waits is on disk, read back in capture order.
+ * Memory is bounded: the request of a fresh capture is kept ready (up to `maxHeld` captures and
+ * `maxHeldBytes` of bodies); beyond that it is rebuilt from the stored event when its turn comes.
  */
 export class Forwarder {
-    private readonly queue: ForwardJob[] = [];
+    /** Unique per running service: the loop marker this instance appends. */
+    readonly instanceId = randomBytes(9).toString('base64url');
+    private readonly held = new Map<string, ForwardJob>();
+    private heldBytes = 0;
+    /** Backlog entries read and not yet started, in capture order; `head` is the first one's request. */
+    private ready: BacklogItem[] = [];
+    private head: ForwardJob | undefined;
+    /** The last backlog position read. */
+    private cursor = 0;
+    /** The last read found nothing more; a commit (wake) says there may be. */
+    private drained = false;
+    private scheduled = false;
     /** Jobs being delivered, with the attempt each is on (0 before the first). */
     private readonly running = new Map<ForwardJob, number>();
     private streaming = 0;
     private stopped = false;
     private readonly whenIdle: (() => void)[] = [];
-    private queuedBytes = 0;
     private readonly guard: SsrfGuard;
     private target: { checked: Promise<CheckedTarget>; until: number } | undefined;
     private readonly outcomes: ForwardOutcomes;
+    /** Deliveries with their body in memory go through a thread of their own, off the capture thread. */
+    private readonly deliveries = new SendThread();
 
     constructor(
         readonly url: string,
@@ -68,71 +122,132 @@ export class Forwarder {
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
         this.outcomes = new ForwardOutcomes(url, deps);
+        // What the last run left in the backlog goes out first.
+        this.wake();
     }
 
-    /** Queues a job; false (and the event records `dropped`) when the queue is full. */
-    enqueue(job: ForwardJob): boolean {
+    /** A capture was committed to the backlog: its request is kept ready, within the memory bounds. */
+    committed(job: ForwardJob): void {
         const bytes = job.body?.length ?? 0;
-        if (this.stopped) {
-            this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
-            return false;
+        if (!this.stopped && this.held.size < this.options.maxHeld && this.heldBytes + bytes <= this.options.maxHeldBytes) {
+            this.held.set(job.eventId, job);
+            this.heldBytes += bytes;
         }
-        if (this.queue.length + this.running.size >= this.options.maxQueue || this.queuedBytes + bytes > this.options.maxQueuedBytes) {
-            this.outcomes.record(job.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: 'forwarding queue full' });
-            return false;
-        }
-        this.queuedBytes += bytes;
-        this.queue.push(job);
-        this.pump();
-        return true;
+        this.wake();
+    }
+
+    /** The backlog may have grown: it is read again at the end of this turn. */
+    wake(): void {
+        this.drained = false;
+        if (this.scheduled || this.stopped) return;
+        this.scheduled = true;
+        setImmediate(() => {
+            this.scheduled = false;
+            this.pump();
+        });
+    }
+
+    /** Captures whose request waits in memory for its turn (/system/metrics). */
+    get heldInMemory(): number {
+        return this.held.size;
     }
 
     private pump(): void {
-        while (this.running.size < this.options.concurrency && this.queue.length > 0) {
-            // Offloaded bodies stream from storage on this thread, a few at a time; the jobs behind
-            // one wait their turn, so captures still go out in order.
-            if (this.queue[0]!.blob && this.streaming >= STREAMED_AT_ONCE) break;
-            const job = this.queue.shift()!;
-            this.running.set(job, 0);
-            if (job.blob) this.streaming++;
-            void this.run(job).finally(() => {
-                this.running.delete(job);
-                if (job.blob) this.streaming--;
-                this.queuedBytes -= job.body?.length ?? 0;
-                this.pump();
-                if (this.queue.length === 0 && this.running.size === 0) for (const done of this.whenIdle.splice(0)) done();
-            });
+        while (!this.stopped && this.running.size < this.options.concurrency) {
+            const item = this.nextItem();
+            if (!item) break;
+            let job = this.head;
+            if (!job) {
+                const taken = this.take(item);
+                if ('status' in taken) {
+                    this.ready.shift();
+                    this.outcomes.record(item.eventId, taken);
+                    continue;
+                }
+                job = this.head = taken;
+            }
+            // Offloaded bodies stream from storage on this thread, a few at a time; inline bodies read
+            // back from storage count against the memory bound while they are out. Either way the
+            // captures behind wait their turn, so they still go out in order.
+            if (job.blob && this.streaming >= STREAMED_AT_ONCE) break;
+            if (this.heldBytes > this.options.maxHeldBytes && this.running.size > 0) break;
+            this.ready.shift();
+            this.head = undefined;
+            this.start(job);
         }
+        if (this.running.size === 0 && this.ready.length === 0 && this.drained) for (const done of this.whenIdle.splice(0)) done();
+    }
+
+    /** The next backlog entry to start, reading a batch from storage when none is left. */
+    private nextItem(): BacklogItem | undefined {
+        if (this.ready.length === 0 && !this.drained) {
+            try {
+                this.ready = this.deps.store.readForwardBacklog(this.cursor, BACKLOG_BATCH);
+            } catch (error) {
+                this.deps.log.warn('the forwarding backlog could not be read', { error: String(error) });
+                this.ready = [];
+            }
+            if (this.ready.length < BACKLOG_BATCH) this.drained = true;
+            if (this.ready.length > 0) this.cursor = this.ready.at(-1)!.seq;
+        }
+        return this.ready[0];
+    }
+
+    /** The request of a backlog entry: the one kept in memory, else rebuilt from the stored event. */
+    private take(item: BacklogItem): ForwardJob | FinalOutcome {
+        const held = this.held.get(item.eventId);
+        if (held) {
+            this.held.delete(item.eventId);
+            return held;
+        }
+        if (!item.exact) return NOT_KEPT;
+        const stored = this.deps.store.forwardSource(item.eventId);
+        if (!stored) return { status: 'dropped', statusCode: null, attempts: 0, error: 'the capture is no longer stored' };
+        const { body } = stored;
+        const job = forwardJob(item.eventId, stored.method, stored.headers, { raw: body.raw, blobKey: body.blobKey, size: body.size }, this.instanceId);
+        this.heldBytes += job.body?.length ?? 0;
+        return job;
+    }
+
+    private start(job: ForwardJob): void {
+        this.running.set(job, 0);
+        if (job.blob) this.streaming++;
+        void this.run(job).finally(() => {
+            this.running.delete(job);
+            if (job.blob) this.streaming--;
+            this.heldBytes -= job.body?.length ?? 0;
+            this.pump();
+        });
     }
 
     /**
-     * Stops forwarding, for a shutdown: waits up to `graceMs` for what is queued and in flight, then
-     * records what did not finish (never sent: `dropped`; sent but unanswered: `failed`), so every
-     * capture keeps an outcome, and resolves once all outcomes are stored. Deliveries still in
-     * flight are abandoned; what they come to later is not recorded.
+     * Stops forwarding, for a shutdown: waits up to `graceMs` for the backlog to empty, then lets go.
+     * What did not finish stays in the backlog and goes out after the next start; a delivery that was
+     * on the wire is sent again then (at least once). Resolves once the outcomes reached are stored.
      */
     async stop(graceMs: number): Promise<void> {
-        if (this.queue.length > 0 || this.running.size > 0) {
+        if (!(this.running.size === 0 && this.ready.length === 0 && this.drained && !this.scheduled)) {
             await new Promise<void>((resolve) => {
                 const timer = setTimeout(resolve, graceMs);
                 this.whenIdle.push(() => {
                     clearTimeout(timer);
                     resolve();
                 });
+                this.wake();
             });
         }
         this.stopped = true;
-        for (const job of this.queue.splice(0)) this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
-        for (const [job, attempts] of this.running) {
-            if (attempts === 0) this.outcomes.record(job.eventId, STOPPED_BEFORE_SENT);
-            else this.outcomes.record(job.eventId, { status: 'failed', statusCode: null, attempts, error: 'the service stopped before the target answered' });
-        }
+        this.held.clear();
+        this.ready = [];
+        this.head = undefined;
+        // Deliveries not yet answered are abandoned, and those waiting for a connection never leave.
+        await this.deliveries.close();
         await this.outcomes.flush();
     }
 
     private async run(job: ForwardJob): Promise<void> {
         const outcome = await this.deliver(job);
-        // After a stop, the stop has already recorded how this delivery ended for the service.
+        // After a stop, the capture stays in the backlog for the next start.
         if (!this.stopped) this.outcomes.record(job.eventId, outcome);
     }
 
@@ -142,10 +257,12 @@ export class Forwarder {
             const target = await this.checkedTarget();
             const { method, headers, blob, body } = job;
             const outcome = await withRetries(this.options.schedule, this.deps.clock, async (n) => {
+                // No attempt begins after a stop: the capture waits in the backlog for the next start.
+                if (this.stopped) throw new Error('forwarding stopped');
                 this.running.set(job, n);
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
-                return deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
+                return this.deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (outcome.ok) return { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null };
             return { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' };

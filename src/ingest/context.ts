@@ -9,7 +9,7 @@ import type { EventStore } from '../storage/event-store.js';
 import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { StoredRequest } from './record.js';
-import type { Forwarder } from '../delivery/forwarder.js';
+import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
 
 /** Services the ingest steps use, built once at start. */
 export interface IngestDeps {
@@ -72,6 +72,8 @@ export interface IngestContext {
     signature?: { valid: boolean; provider: string; error?: string };
     /** What the custom script changed in the stored event (headers, query, extra fields). */
     scripted?: { headers?: Record<string, unknown>; query?: Record<string, unknown>; extra?: Record<string, unknown> };
+    /** The request that forwards this capture (`forwardUrl`); handed to the forwarder once committed. */
+    forward?: ForwardJob;
     /** Runs after the event is committed, before the answer goes out (the response delay). */
     beforeAnswer?: () => Promise<void>;
     /** Facts recorded on the event (rejection reasons, parse errors). */

@@ -65,6 +65,7 @@ async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     }
     deps.metrics.recordIngest(event.statusCode, processingTime);
     deps.publish(event);
+    if (ctx.forward) deps.forwarder?.committed(ctx.forward);
     if (ctx.beforeAnswer) await ctx.beforeAnswer();
     sendPrepared(ctx);
 }

@@ -106,6 +106,9 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
         event.signatureProvider = ctx.signature.provider;
         if (ctx.signature.error) event.signatureError = ctx.signature.error;
     }
+    // The backlog can rebuild the forward from the stored event unless what is stored differs from
+    // what is forwarded: a redacted body (the original is never kept) or headers a script changed.
+    if (ctx.forward) event.forward = { exact: input.redactBodyPaths.length === 0 && !ctx.scripted?.headers };
     // Fields the custom script added to the event are kept with it.
     if (ctx.scripted?.extra) ctx.meta.script = ctx.scripted.extra;
     if (Object.keys(ctx.meta).length > 0) event.meta = ctx.meta;

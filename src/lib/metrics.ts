@@ -12,7 +12,7 @@ export class Metrics {
     lastDatasetFlushAt: string | null = null;
     lastDatasetFlushError: string | null = null;
     datasetExported = 0;
-    /** Forwarding outcomes (forwardUrl): answered by the target, no attempt answered, not sent (queue full). */
+    /** Forwarding outcomes (forwardUrl): answered by the target, no attempt answered, never sent. */
     readonly forwarding = { delivered: 0, failed: 0, dropped: 0 };
 
     /** Records one captured request. */

@@ -13,6 +13,8 @@ export type SyncMode = 'full' | 'normal';
 export interface StoreStats {
     eventsStored: number;
     outboxBacklog: number;
+    /** Captures waiting to be forwarded (or in flight). */
+    forwardBacklog: number;
     offloadedPayloads: number;
     databaseBytes: number;
     /** How commits are made durable, as the database reports it: `full` fsyncs each group commit. */
@@ -29,6 +31,21 @@ export interface OutboxItem {
     bytes: number;
 }
 
+/** A capture waiting in the forwarding backlog. */
+export interface BacklogItem {
+    seq: number;
+    eventId: string;
+    /** Whether the stored request is the one to forward (else only the capture's memory had it). */
+    exact: boolean;
+}
+
+/** What a forward of a stored event sends: the captured method and headers, and the stored body. */
+export interface ForwardSource {
+    method: string;
+    headers: Record<string, unknown>;
+    body: StoredBody;
+}
+
 /** The durable event store: one writer, many readers. */
 export interface EventStore {
     /** Resolves once the event is committed durably; rejects (never silently drops) when it cannot be. */
@@ -41,8 +58,15 @@ export interface EventStore {
     entriesAfter(id: string, limit: number): LogEntry[] | undefined;
     /** Records a replay of an event (kept: the latest 50). Resolves once committed. */
     recordReplay(eventId: string, record: ReplayRecord): Promise<void>;
-    /** Records forwarding outcomes (the latest per event wins). May precede the event's own commit. */
+    /** Records final forwarding outcomes (the latest per event wins), taking each event off the forwarding backlog. */
     recordForwards(rows: readonly { eventId: string; outcome: ForwardOutcome }[]): Promise<void>;
+    /**
+     * Up to `limit` captures of the forwarding backlog after `afterSeq`, in capture order: those stored
+     * before the store opened, and those whose append has resolved (or is resolving) on this thread.
+     */
+    readForwardBacklog(afterSeq: number, limit: number): BacklogItem[];
+    /** The stored request of an event for forwarding, or undefined when no event has this id. */
+    forwardSource(id: string): ForwardSource | undefined;
     /** The owning webhook of an event, or undefined when no event has this id. */
     webhookOf(id: string): string | undefined;
     /** Resolves a timestamp (ms) to the newest event id of the webhook at that instant, if any. */

@@ -44,6 +44,11 @@ export interface NewEvent extends EventEnvelope {
     signatureValid?: boolean;
     signatureProvider?: string;
     signatureError?: string;
+    /**
+     * Set when the capture is to be forwarded: it joins the forwarding backlog in the same commit.
+     * `exact`: the stored body and headers are the ones to forward (no redaction, no script edit).
+     */
+    forward?: { exact: boolean };
 }
 
 import type { ReplayRecord } from './replay-record.js';

@@ -108,13 +108,18 @@ describe('forwarding (forwardUrl)', () => {
         }
     });
 
-    it('a stop lets forwards finish for a while, then records what never finished, so every capture keeps an outcome after a restart', async () => {
-        // The first capture is answered after 300 ms; the others hang. 64 are handed to the delivery
-        // thread at once, so of the 70 that hang 64 are in flight at the stop and 6 never left the queue.
+    it('a stop keeps unfinished forwards in the backlog; the next start sends them, so none is lost', async () => {
+        // The first capture is answered after 300 ms; the others are held while `holding`. 64 are
+        // handed to the delivery thread at once, so of the 70 held, 16 are on the wire at the stop.
+        let holding = true;
+        const held: ServerResponse[] = [];
         const target = await startReceiver((req, res) => {
             if (req.body.toString() === 'slow') setTimeout(() => res.writeHead(202).end(), 300);
+            else if (holding) held.push(res);
+            else res.writeHead(201).end();
         });
-        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        const input = { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 };
+        const svc = await startTestService({ input, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
         let restarted: TestService | undefined;
         try {
             const slow = await capture(svc, svc.webhookId, { method: 'POST', body: 'slow' });
@@ -123,20 +128,22 @@ describe('forwarding (forwardUrl)', () => {
             await target.waitFor(17);
             const stopping = Date.now();
             await svc.stop({ drainMs: 1000, forwardMs: 2000 });
-            // Bounded by the grace, not by the 60 s timeout of the hung deliveries.
+            // Bounded by the grace, not by the 60 s timeout of the held deliveries.
             expect(Date.now() - stopping).toBeLessThan(5000);
+            const beforeRestart = target.requests.length;
+            holding = false;
+            for (const res of held.splice(0)) res.writeHead(201).end();
 
-            restarted = await startTestService({ dir: svc.dir, input: { rateLimitPerMinute: 0 } });
-            const outcome = async (id: string): Promise<ForwardOutcome | undefined> => (await json<{ forward?: ForwardOutcome }>(await restarted!.fetch(`/logs/${id}`))).forward;
-            expect(await outcome(slow.id)).toMatchObject({ status: 'delivered', statusCode: 202, attempts: 1 });
-            const left = await Promise.all(hung.map((h) => outcome(h.id)));
-            const failed = left.filter((f) => f?.status === 'failed');
-            const dropped = left.filter((f) => f?.status === 'dropped');
-            expect(failed).toHaveLength(64);
-            expect(failed[0]).toMatchObject({ statusCode: null, attempts: 1, error: 'the service stopped before the target answered' });
-            expect(dropped).toHaveLength(6);
-            expect(dropped[0]).toMatchObject({ attempts: 0, error: 'the service stopped before it was sent' });
+            restarted = await startTestService({ dir: svc.dir, input, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+            expect(await outcomeOf(restarted, slow.id)).toMatchObject({ status: 'delivered', statusCode: 202, attempts: 1 });
+            for (const h of hung) expect(await outcomeOf(restarted, h.id)).toMatchObject({ status: 'delivered', statusCode: 201, attempts: 1 });
+            // After the restart every held capture went out once more; the slow one did not.
+            const resent = target.requests.slice(beforeRestart).map((r) => r.body.toString());
+            expect(resent.sort()).toEqual(hung.map((_, i) => `hung-${i}`).sort());
+            expect((await json<{ forwarding: { backlog: number; dropped: number } }>(await restarted.fetch('/system/metrics'))).forwarding).toMatchObject({ backlog: 0, dropped: 0 });
         } finally {
+            holding = false;
+            for (const res of held) res.end();
             await (restarted ?? svc).close();
             await target.close();
         }
@@ -190,28 +197,70 @@ describe('forwarding (forwardUrl)', () => {
         }
     });
 
-    it('a hung target never grows the queue past its bound: overflow is recorded on the event as dropped', async () => {
-        const hung = await startReceiver(() => undefined);
-        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: hung.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' }, overrides: { forwardQueue: 1000 } });
+    it('a hung target never grows memory past its bound, and loses nothing: what waits beyond it is read back from storage, byte-exact, in order', async () => {
+        let holding = true;
+        const held: ServerResponse[] = [];
+        const target = await startReceiver((_req, res) => (holding ? held.push(res) : res.end('ok')));
+        const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' }, overrides: { forwardQueue: 100 } });
         try {
-            const statuses: number[] = [];
-            for (let batch = 0; batch < 21; batch++) {
-                const answers = await Promise.all(Array.from({ length: 50 }, () => svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'q' })));
-                statuses.push(...answers.map((a) => a.status));
+            const bodies: Buffer[] = [];
+            for (let batch = 0; batch < 6; batch++) {
+                const sent = Array.from({ length: 50 }, (_, i) => Buffer.concat([Buffer.from(`n-${batch * 50 + i}:`), randomBytes(64)]));
+                const answers = await Promise.all(sent.map((body) => svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body })));
+                expect(answers.map((a) => a.status)).toEqual(sent.map(() => 200));
+                bodies.push(...sent);
             }
-            expect(statuses.every((s) => s === 200)).toBe(true);
-            const ids = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=2000'))).items.map((i) => i.id);
-            expect(ids).toHaveLength(1050);
+            await target.waitFor(16);
             await new Promise((r) => setTimeout(r, 200));
-            const forwards = await Promise.all(ids.map(async (id) => (await json<{ forward?: ForwardOutcome }>(await svc.fetch(`/logs/${id}`))).forward));
-            const dropped = forwards.filter((f) => f?.status === 'dropped');
-            expect(dropped).toHaveLength(50);
-            expect(dropped[0]).toMatchObject({ error: 'forwarding queue full', attempts: 0 });
-            // The same overflow, counted in /system/metrics.
-            expect((await json<{ forwarding: { dropped: number } }>(await svc.fetch('/system/metrics'))).forwarding.dropped).toBe(50);
+            // 64 handed to the delivery thread (16 on the wire), 100 kept in memory, the rest only in storage.
+            const waiting = await json<{ forwarding: { backlog: number; heldInMemory: number; dropped: number } }>(await svc.fetch('/system/metrics'));
+            expect(waiting.forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 300, heldInMemory: 100 });
+
+            holding = false;
+            for (const res of held.splice(0)) res.end('ok');
+            await target.waitFor(300);
+            const ids = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=1000&sort=timestamp:asc'))).items.map((i) => i.id);
+            expect(ids).toHaveLength(300);
+            for (const id of ids) expect((await outcomeOf(svc, id)).status).toBe('delivered');
+            // Each exactly once, byte-exact, whether it waited in memory or only in storage.
+            const got = target.requests.map((r) => r.body.toString('latin1')).sort();
+            expect(got).toEqual(bodies.map((b) => b.toString('latin1')).sort());
+            expect((await json<{ forwarding: unknown }>(await svc.fetch('/system/metrics'))).forwarding).toEqual({ delivered: 300, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0 });
         } finally {
+            holding = false;
+            for (const res of held) res.end();
             await svc.close();
-            await hung.close();
+            await target.close();
+        }
+    });
+
+    it('with redactBodyPaths the original body is never stored: a forward beyond the memory bound is dropped with its reason', async () => {
+        let holding = true;
+        const held: ServerResponse[] = [];
+        const target = await startReceiver((_req, res) => (holding ? held.push(res) : res.end('ok')));
+        const svc = await startTestService({
+            input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000, redactBodyPaths: ['body.secret'] },
+            env: { SSRF_ALLOWLIST: '127.0.0.1' },
+            overrides: { forwardQueue: 10 },
+        });
+        try {
+            const sent = [];
+            for (let i = 0; i < 100; i++) sent.push(await capture(svc, svc.webhookId, { method: 'POST', body: `{"secret":"s-${i}","n":${i}}`, headers: { 'Content-Type': 'application/json' } }));
+            await target.waitFor(16);
+            holding = false;
+            for (const res of held.splice(0)) res.end('ok');
+            const outcomes = [];
+            for (const s of sent) outcomes.push(await outcomeOf(svc, s.id));
+            // 64 were handed out and 10 kept in memory: those go out with the sender's bytes.
+            expect(outcomes.slice(0, 74).every((o) => o.status === 'delivered')).toBe(true);
+            expect(target.requests.map((r) => r.body.toString()).sort()).toEqual(sent.slice(0, 74).map((_, i) => `{"secret":"s-${i}","n":${i}}`).sort());
+            expect(outcomes.slice(74)).toEqual(sent.slice(74).map(() => expect.objectContaining({ status: 'dropped', attempts: 0, error: expect.stringContaining('kept only in memory (redactBodyPaths') })));
+            expect((await json<{ body: unknown }>(await svc.fetch(`/logs/${sent[99]!.id}`))).body).toEqual({ secret: '[REDACTED]', n: 99 });
+        } finally {
+            holding = false;
+            for (const res of held) res.end();
+            await svc.close();
+            await target.close();
         }
     });
 });

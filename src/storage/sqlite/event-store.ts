@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
-import type { EventStore, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
+import type { BacklogItem, EventStore, ForwardSource, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
 import { QueryPool, type PoolStats, type QueryPoolOptions } from './query-pool.js';
@@ -31,6 +31,8 @@ export class SqliteEventStore implements EventStore {
     private readonly reader: Database.Database;
     private readonly pool: QueryPool | undefined;
     private readonly statements;
+    /** The last event position when the store opened; later ones are known from the writer's replies. */
+    private readonly lastSeqAtOpen: number;
 
     private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number, private readonly durability: StoreStats['durability'], poolOptions: QueryPoolOptions = {}) {
         this.writer = writer;
@@ -38,6 +40,7 @@ export class SqliteEventStore implements EventStore {
         prepareReader(this.reader, 8000);
         this.pool = queryWorkers > 0 ? new QueryPool(file, queryWorkers, poolOptions) : undefined;
         const r = this.reader;
+        this.lastSeqAtOpen = (r.prepare('SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0;
         this.statements = {
             entry: r.prepare('SELECT * FROM events WHERE id = ?'),
             body: r.prepare('SELECT text, raw FROM bodies WHERE seq = ?'),
@@ -52,6 +55,8 @@ export class SqliteEventStore implements EventStore {
             replays: r.prepare(`SELECT data FROM (SELECT id, data FROM replays WHERE event_id = ? ORDER BY id DESC LIMIT ${REPLAY_HISTORY}) ORDER BY id`).pluck(),
             seqOf: r.prepare('SELECT seq FROM events WHERE id = ?').pluck(),
             forward: r.prepare('SELECT data FROM forwards WHERE event_id = ?').pluck(),
+            forwardBacklog: r.prepare('SELECT seq, event_id AS eventId, exact FROM forward_backlog WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?'),
+            forwardBacklogSize: r.prepare('SELECT count(*) FROM forward_backlog').pluck(),
             after: r.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
             exactCount: r.prepare('SELECT count(*) FROM events').pluck(),
             backlog: r.prepare('SELECT count(*) FROM outbox').pluck(),
@@ -108,6 +113,19 @@ export class SqliteEventStore implements EventStore {
         const forward = this.statements.forward.get(entry.id) as string | undefined;
         if (forward !== undefined) entry.forward = JSON.parse(forward) as ForwardOutcome;
         return entry;
+    }
+
+    readForwardBacklog(afterSeq: number, limit: number): BacklogItem[] {
+        // Only commits this thread has been told of: a row the writer has committed but whose reply is
+        // still on its way belongs to a capture whose request has not reached the forwarder yet.
+        const upTo = Math.max(this.lastSeqAtOpen, this.writer.committedSeq);
+        return (this.statements.forwardBacklog.all(afterSeq, upTo, limit) as { seq: number; eventId: string; exact: number }[]).map((r) => ({ seq: r.seq, eventId: r.eventId, exact: r.exact === 1 }));
+    }
+
+    forwardSource(id: string): ForwardSource | undefined {
+        const row = this.statements.entry.get(id) as EventRow | undefined;
+        if (!row) return undefined;
+        return { method: row.method, headers: JSON.parse(row.headers) as Record<string, unknown>, body: storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined) };
     }
 
     webhookOf(id: string): string | undefined {
@@ -184,6 +202,7 @@ export class SqliteEventStore implements EventStore {
         return {
             eventsStored: this.statements.exactCount.get() as number,
             outboxBacklog: this.statements.backlog.get() as number,
+            forwardBacklog: this.statements.forwardBacklogSize.get() as number,
             offloadedPayloads: this.statements.offloaded.get() as number,
             databaseBytes,
             durability: this.durability,

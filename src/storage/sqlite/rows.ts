@@ -69,12 +69,15 @@ export type EventRecord = [
     blobKey: string | null,
     meta: string | null,
     body: Uint8Array | null,
+    /** For the forwarding backlog: null (not forwarded), 1 (the stored request is exact), 0 (it is not). */
+    forward: 0 | 1 | null,
 ];
 
 /** Index of the remote IP and of the body in an EventRecord. */
 const REMOTE_IP = 10;
 const BODY_KIND = 19;
 const BODY = 22;
+const FORWARD = 23;
 
 /**
  * Encodes an event for the writer. A body that is a view into a larger buffer (a socket read
@@ -110,6 +113,7 @@ export function encodeEvent(e: NewEvent): EventRecord {
         e.blobKey ?? null,
         e.meta ? JSON.stringify(e.meta) : null,
         body,
+        e.forward ? (e.forward.exact ? 1 : 0) : null,
     ];
 }
 
@@ -121,6 +125,9 @@ export const INSERT_EVENT = `INSERT INTO events (id, webhook_id, ts, method, sta
 
 /** The id of an encoded event. */
 export const recordId = (r: EventRecord): string => r[0];
+
+/** Whether an encoded event joins the forwarding backlog, and with which `exact` flag. */
+export const recordForward = (r: EventRecord): 0 | 1 | null => r[FORWARD];
 
 // Senders repeat: the last address's bytes are kept (binding copies them, so sharing is safe).
 let lastIp = '';

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordId, recordParams, type EventRecord } from './rows.js';
+import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordForward, recordId, recordParams, type EventRecord } from './rows.js';
 import type { SyncMode } from '../event-store.js';
 import { prepareWriter, REPLAY_HISTORY, SINK_POSITION_KEY, syncModeOf } from './schema.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
@@ -26,18 +26,26 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
     const insertReplay = db.prepare('INSERT INTO replays (event_id, data) VALUES (?, ?)');
     const trimReplays = db.prepare(`DELETE FROM replays WHERE event_id = @id AND id <= (SELECT id FROM replays WHERE event_id = @id ORDER BY id DESC LIMIT 1 OFFSET ${REPLAY_HISTORY})`);
     const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) VALUES (?, ?) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
+    const insertBacklog = db.prepare('INSERT INTO forward_backlog (seq, event_id, exact) VALUES (?, ?, ?)');
+    const deleteBacklog = db.prepare('DELETE FROM forward_backlog WHERE event_id = ?');
 
-    const insert = (record: EventRecord, exported: boolean): void => {
+    const insert = (record: EventRecord, exported: boolean): number => {
         const { params, body } = recordParams(record);
         const seq = Number(insertEvent.run(params).lastInsertRowid);
         if (body) (body.binary ? insertRaw : insertText).run(seq, body.bytes);
         if (!exported) insertOutbox.run(seq);
+        // Restored events are not forwarded again: only fresh captures join the backlog.
+        const forward = recordForward(record);
+        if (!exported && forward !== null) insertBacklog.run(seq, recordId(record), forward);
+        return seq;
     };
     const apply = (req: WriterRequest): WriterReply => {
         switch (req.op) {
-            case 'append':
-                for (const r of req.records) insert(r, false);
-                return { batch: req.batch, inserted: req.records.length };
+            case 'append': {
+                let lastSeq = 0;
+                for (const r of req.records) lastSeq = insert(r, false);
+                return { batch: req.batch, inserted: req.records.length, lastSeq };
+            }
             case 'import': {
                 let inserted = 0;
                 for (const r of req.records) {
@@ -59,7 +67,10 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
                 trimReplays.run({ id: req.eventId });
                 return { batch: req.batch };
             case 'forwards':
-                for (const [id, data] of req.rows) upsertForward.run(id, data);
+                for (const [id, data] of req.rows) {
+                    upsertForward.run(id, data);
+                    deleteBacklog.run(id);
+                }
                 return { batch: req.batch };
             case 'describe':
                 return { batch: req.batch, durability: syncModeOf(db) };

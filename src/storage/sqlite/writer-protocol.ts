@@ -12,7 +12,7 @@ export type WriterRequest =
     | { op: 'setMeta'; batch: number; key: string; value: string }
     /** One replay of an event (its JSON record); only the latest REPLAY_HISTORY per event are kept. */
     | { op: 'replay'; batch: number; eventId: string; data: string }
-    /** Forwarding outcomes, [eventId, outcomeJson]; kept apart from the row so they may land before its commit. */
+    /** Final forwarding outcomes, [eventId, outcomeJson]: stored apart from the row, and each takes its event off the forwarding backlog. */
     | { op: 'forwards'; batch: number; rows: [string, string][] }
     /** Reports the writer's settings as SQLite has them. */
     | { op: 'describe'; batch: number }
@@ -24,6 +24,8 @@ export interface WriterReply {
     error?: string;
     /** For append/import: how many rows were inserted. */
     inserted?: number;
+    /** For append: the position (seq) of the last event inserted. */
+    lastSeq?: number;
     /** For describe: the commit durability in effect. */
     durability?: SyncMode | 'other';
 }

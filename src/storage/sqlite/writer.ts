@@ -28,6 +28,8 @@ export class WorkerWriter {
     private sendScheduled = false;
     private closed = false;
     private failure: Error | undefined;
+    /** The highest position of an appended event whose commit this thread has been told of. */
+    committedSeq = 0;
 
     constructor(file: string, sync: SyncMode) {
         const { port1, port2 } = new MessageChannel();
@@ -111,6 +113,7 @@ export class WorkerWriter {
     }
 
     private settle(reply: WriterReply): void {
+        if (reply.lastSeq !== undefined && reply.lastSeq > this.committedSeq) this.committedSeq = reply.lastSeq;
         const pending = this.waiting.get(reply.batch);
         this.waiting.delete(reply.batch);
         pending?.resolve(reply);

@@ -1,0 +1,48 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getJson, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { startReceiver, type Receiver } from '../replay/receiver.js';
+
+describe('forwarding across a crash (SIGKILL)', () => {
+    let svc: ServiceProcess | undefined;
+    let target: Receiver | undefined;
+    const held: ServerResponse[] = [];
+    afterAll(async () => {
+        for (const res of held) res.end();
+        await svc?.stop();
+        await target?.close();
+        if (svc) await removeDir(svc.dir);
+    });
+
+    it('every capture answered 2xx before the kill is forwarded after the restart', async () => {
+        let holding = true;
+        target = await startReceiver((_req, res) => (holding ? held.push(res) : res.writeHead(204).end()));
+        const input = { forwardUrl: `${target.url}/in`, replayTimeoutMs: 60_000 };
+        const env = { SSRF_ALLOWLIST: '127.0.0.1', INGEST_RATE_LIMIT_PER_MINUTE: '0' };
+        svc = await startServiceProcess({ input, env });
+        const [webhookId] = await webhookIds(svc);
+        const bodies = Array.from({ length: 120 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(i)}"}`);
+        for (const body of bodies) {
+            const res = await svc.fetch(`/webhook/${webhookId}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+            expect(res.status).toBe(200);
+        }
+        // 16 are on the wire to a target that does not answer; the other 104 wait.
+        await target.waitFor(16);
+        const onTheWire = target.requests.length;
+        svc.signal('SIGKILL');
+        await svc.exited;
+        holding = false;
+        for (const res of held.splice(0)) res.end();
+
+        svc = await startServiceProcess({ dir: svc.dir, input, env });
+        await waitFor(async () => (target!.requests.length >= onTheWire + bodies.length ? true : undefined), { timeoutMs: 20_000, what: 'every capture forwarded after the restart' });
+        const afterRestart = target.requests.slice(onTheWire).map((r) => r.body.toString());
+        expect(afterRestart.sort()).toEqual([...bodies].sort());
+        // The restarted process delivered all 120 (its counters start at zero) and the backlog is empty.
+        const forwarding = await waitFor(async () => {
+            const f = (await getJson<{ forwarding: { delivered: number; backlog: number } }>(svc!, '/system/metrics')).forwarding;
+            return f.backlog === 0 ? f : undefined;
+        }, { what: 'the backlog to empty' });
+        expect(forwarding.delivered).toBe(bodies.length);
+    });
+});
