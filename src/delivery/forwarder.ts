@@ -6,6 +6,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { BacklogItem, EventStore } from '../storage/event-store.js';
 import type { RetrySchedule } from '../lib/backoff.js';
+import { CapturePressure } from './capture-pressure.js';
 import { ForwardOutcomes, type FinalOutcome } from './forward-outcomes.js';
 import { replayableHeaders } from './headers.js';
 import { withRetries } from './retry.js';
@@ -73,6 +74,17 @@ const BACKLOG_BATCH = 256;
 /** Offloaded bodies (over the offload threshold) sent at once. */
 const STREAMED_AT_ONCE = 4;
 
+/**
+ * Capture comes first. A delivery costs CPU (got-scraping ~0.5 ms, plus the target's own when it
+ * shares the machine). While the capture thread is more than half busy (its event-loop utilization
+ * over the last 100 ms), deliveries go through a second thread at the lowest CPU priority (nice 19):
+ * with CPU to spare they still leave at once, and when the CPU is short they wait in the backlog
+ * instead of slowing the answers to senders. Otherwise they go through a thread at normal priority, so
+ * other busy processes on the machine cannot starve them. (Priority is never raised again, which
+ * needs privileges; hence two threads.) Measured in bench/README.md.
+ */
+const PRESSURE = { intervalMs: 100, busyAbove: 0.5, niceness: 19 };
+
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
 
@@ -112,8 +124,11 @@ export class Forwarder {
     private readonly guard: SsrfGuard;
     private target: { checked: Promise<CheckedTarget>; until: number } | undefined;
     private readonly outcomes: ForwardOutcomes;
-    /** Deliveries with their body in memory go through a thread of their own, off the capture thread. */
+    /** Deliveries with their body in memory go through threads of their own, off the capture thread. */
     private readonly deliveries = new SendThread();
+    /** The same at the lowest priority, while the capture thread is busy. */
+    private readonly yielding = new SendThread(PRESSURE.niceness);
+    private readonly pressure: CapturePressure;
 
     constructor(
         readonly url: string,
@@ -122,6 +137,7 @@ export class Forwarder {
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
         this.outcomes = new ForwardOutcomes(url, deps);
+        this.pressure = new CapturePressure(() => undefined, PRESSURE.intervalMs, PRESSURE.busyAbove);
         // What the last run left in the backlog goes out first.
         this.wake();
     }
@@ -237,11 +253,12 @@ export class Forwarder {
             });
         }
         this.stopped = true;
+        this.pressure.stop();
         this.held.clear();
         this.ready = [];
         this.head = undefined;
         // Deliveries not yet answered are abandoned, and those waiting for a connection never leave.
-        await this.deliveries.close();
+        await Promise.all([this.deliveries.close(), this.yielding.close()]);
         await this.outcomes.flush();
     }
 
@@ -262,7 +279,7 @@ export class Forwarder {
                 this.running.set(job, n);
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
-                return this.deliveries.send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
+                return (this.pressure.busy ? this.yielding : this.deliveries).send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (outcome.ok) return { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null };
             return { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' };

@@ -21,6 +21,9 @@ type Pending = { resolve: (response: TargetResponse) => void; reject: (error: Er
  * after a crash: the deliveries it held fail as network errors, which the caller's schedule retries.
  */
 export class SendThread {
+    /** `niceness`: how far below normal the thread's CPU priority is set (Linux; 0 leaves it). */
+    constructor(private readonly niceness = 0) {}
+
     private worker: Worker | undefined;
     private readonly pending = new Map<number, Pending>();
     private nextId = 1;
@@ -55,7 +58,7 @@ export class SendThread {
 
     private thread(): Worker {
         if (this.worker) return this.worker;
-        const worker = startSiblingWorker(import.meta.url, 'send-worker');
+        const worker = startSiblingWorker(import.meta.url, 'send-worker', { workerData: { niceness: this.niceness } });
         worker.unref();
         worker.on('message', (results: SendResult[]) => {
             for (const result of results) this.settle(result);

@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../lib/thread-priority.js';
 import { DeliveryError, sendOnce } from './send.js';
 import type { SendJob, SendResult } from './send-protocol.js';
@@ -6,14 +6,9 @@ import type { SendJob, SendResult } from './send-protocol.js';
 // The delivery thread: runs got-scraping for forwarding, off the capture thread. Jobs arrive in
 // batches (one message per turn of the capture thread); results go back the same way.
 const port = parentPort!;
+const { niceness } = (workerData ?? {}) as { niceness?: number };
+if (niceness) lowerThreadPriority(niceness);
 
-/**
- * Capture comes first: when the CPU is short, this thread yields to the capture and storage threads,
- * and forwards wait in their (durable) backlog instead of slowing the answers to senders. With CPU
- * to spare it makes no difference. Measured in bench/README.md ("forwarding backlog").
- */
-const DELIVERY_NICENESS = 19;
-lowerThreadPriority(DELIVERY_NICENESS);
 let results: SendResult[] = [];
 
 function reply(result: SendResult): void {

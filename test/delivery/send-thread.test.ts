@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryError } from '../../src/delivery/send.js';
@@ -15,8 +16,8 @@ describe('SendThread (forwarding off the capture thread)', () => {
     afterEach(async () => {
         for (const c of cleanup.splice(0).reverse()) await c();
     });
-    const thread = (): SendThread => {
-        const t = new SendThread();
+    const thread = (niceness = 0): SendThread => {
+        const t = new SendThread(niceness);
         cleanup.push(() => t.close());
         return t;
     };
@@ -65,5 +66,19 @@ describe('SendThread (forwarding off the capture thread)', () => {
         expect(await inFlight).toMatchObject({ kind: 'network', code: 'EWORKER' });
         const ok = await receiver();
         expect((await t.send(targetOf(ok), { method: 'GET', headers: {} }, 5000)).statusCode).toBe(200);
+    });
+
+    it('a thread made with a niceness runs at that CPU priority; the default one at normal priority', async () => {
+        // The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat).
+        const niceOfThreads = (): number[] => readdirSync('/proc/self/task').map((tid) => {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        });
+        const before = niceOfThreads().filter((n) => n === 19).length;
+        const target = await receiver();
+        await thread().send(targetOf(target), { method: 'POST', headers: {} }, 5000);
+        expect(niceOfThreads().filter((n) => n === 19)).toHaveLength(before);
+        await thread(19).send(targetOf(target), { method: 'POST', headers: {} }, 5000);
+        expect(niceOfThreads().filter((n) => n === 19)).toHaveLength(before + 1);
     });
 });
