@@ -109,8 +109,8 @@ describe('forwarding (forwardUrl)', () => {
     });
 
     it('a stop keeps unfinished forwards in the backlog; the next start sends them, so none is lost', async () => {
-        // The first capture is answered after 300 ms; the others are held while `holding`. 64 are
-        // handed to the delivery thread at once, so of the 70 held, 16 are on the wire at the stop.
+        // The first capture is answered after 300 ms; the others are held while `holding`: 64 are
+        // handed out at once and some are on the wire (16 per delivery thread) at the stop.
         let holding = true;
         const held: ServerResponse[] = [];
         const target = await startReceiver((req, res) => {
@@ -212,7 +212,7 @@ describe('forwarding (forwardUrl)', () => {
             }
             await target.waitFor(16);
             await new Promise((r) => setTimeout(r, 200));
-            // 64 handed to the delivery thread (16 on the wire), 100 kept in memory, the rest only in storage.
+            // 64 handed out (16 on the wire per delivery thread), 100 kept in memory, the rest only in storage.
             const waiting = await json<{ forwarding: { backlog: number; heldInMemory: number; dropped: number } }>(await svc.fetch('/system/metrics'));
             expect(waiting.forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 300, heldInMemory: 100 });
 
