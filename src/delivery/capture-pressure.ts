@@ -1,9 +1,8 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 /**
- * Whether this thread (the capture thread) is saturated: its event-loop utilization over the last
- * interval, sampled on a timer that does not keep the process alive. `onSample` runs after each
- * sample.
+ * Whether this thread (the capture thread) is busy: its event-loop utilization over the last
+ * interval, sampled on a timer that does not keep the process alive.
  */
 export class CapturePressure {
     /** The last interval's utilization was above the threshold. */
@@ -11,12 +10,11 @@ export class CapturePressure {
     private last: EventLoopUtilization = performance.eventLoopUtilization();
     private readonly timer: NodeJS.Timeout;
 
-    constructor(onSample: () => void, intervalMs: number, threshold: number) {
+    constructor(intervalMs: number, threshold: number) {
         this.timer = setInterval(() => {
             const now = performance.eventLoopUtilization();
             this.busy = performance.eventLoopUtilization(now, this.last).utilization > threshold;
             this.last = now;
-            onSample();
         }, intervalMs);
         this.timer.unref();
     }

@@ -137,7 +137,7 @@ export class Forwarder {
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
         this.outcomes = new ForwardOutcomes(url, deps);
-        this.pressure = new CapturePressure(() => undefined, PRESSURE.intervalMs, PRESSURE.busyAbove);
+        this.pressure = new CapturePressure(PRESSURE.intervalMs, PRESSURE.busyAbove);
         // What the last run left in the backlog goes out first.
         this.wake();
     }
