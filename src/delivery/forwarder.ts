@@ -76,12 +76,13 @@ const STREAMED_AT_ONCE = 4;
 
 /**
  * Capture comes first. A delivery costs CPU (got-scraping ~0.5 ms, plus the target's own when it
- * shares the machine). While the capture thread is more than a fifth busy (its event-loop utilization
- * over the last 100 ms; ~1,000 captures/s here), deliveries go through a second thread at the lowest CPU priority (nice 19):
- * with CPU to spare they still leave at once, and when the CPU is short they wait in the backlog
- * instead of slowing the answers to senders. Otherwise they go through a thread at normal priority, so
- * other busy processes on the machine cannot starve them. (Priority is never raised again, which
- * needs privileges; hence two threads.) Measured in bench/README.md.
+ * shares the machine). While the capture thread is more than a fifth busy (its event-loop
+ * utilization over the last 100 ms; ~1,000 captures/s here), deliveries go through a second thread
+ * at the lowest CPU priority (nice 19): with CPU to spare they still leave at once, and when the CPU
+ * is short they wait in the backlog instead of slowing the answers to senders. Otherwise they go
+ * through a thread at normal priority, so other busy processes on the machine cannot starve them.
+ * (Priority is never raised again, which needs privileges; hence two threads.) Measured in
+ * bench/README.md.
  */
 const PRESSURE = { intervalMs: 100, busyAbove: 0.2, niceness: 19 };
 
@@ -116,8 +117,8 @@ export class Forwarder {
     /** The last read found nothing more; a commit (wake) says there may be. */
     private drained = false;
     private scheduled = false;
-    /** Jobs being delivered, with the attempt each is on (0 before the first). */
-    private readonly running = new Map<ForwardJob, number>();
+    /** Jobs being delivered. */
+    private readonly running = new Set<ForwardJob>();
     private streaming = 0;
     private stopped = false;
     private readonly whenIdle: (() => void)[] = [];
@@ -191,7 +192,12 @@ export class Forwarder {
             this.head = undefined;
             this.start(job);
         }
-        if (this.running.size === 0 && this.ready.length === 0 && this.drained) for (const done of this.whenIdle.splice(0)) done();
+        if (this.idle) for (const done of this.whenIdle.splice(0)) done();
+    }
+
+    /** Nothing in flight, nothing read and waiting, and the last read found no more. */
+    private get idle(): boolean {
+        return this.running.size === 0 && this.ready.length === 0 && this.drained;
     }
 
     /** The next backlog entry to start, reading a batch from storage when none is left. */
@@ -219,14 +225,13 @@ export class Forwarder {
         if (!item.exact) return NOT_KEPT;
         const stored = this.deps.store.forwardSource(item.eventId);
         if (!stored) return { status: 'dropped', statusCode: null, attempts: 0, error: 'the capture is no longer stored' };
-        const { body } = stored;
-        const job = forwardJob(item.eventId, stored.method, stored.headers, { raw: body.raw, blobKey: body.blobKey, size: body.size }, this.instanceId);
+        const job = forwardJob(item.eventId, stored.method, stored.headers, stored.body, this.instanceId);
         this.heldBytes += job.body?.length ?? 0;
         return job;
     }
 
     private start(job: ForwardJob): void {
-        this.running.set(job, 0);
+        this.running.add(job);
         if (job.blob) this.streaming++;
         void this.run(job).finally(() => {
             this.running.delete(job);
@@ -242,7 +247,7 @@ export class Forwarder {
      * on the wire is sent again then (at least once). Resolves once the outcomes reached are stored.
      */
     async stop(graceMs: number): Promise<void> {
-        if (!(this.running.size === 0 && this.ready.length === 0 && this.drained && !this.scheduled)) {
+        if (!this.idle || this.scheduled) {
             await new Promise<void>((resolve) => {
                 const timer = setTimeout(resolve, graceMs);
                 this.whenIdle.push(() => {
@@ -273,10 +278,9 @@ export class Forwarder {
         try {
             const target = await this.checkedTarget();
             const { method, headers, blob, body } = job;
-            const outcome = await withRetries(this.options.schedule, this.deps.clock, async (n) => {
+            const outcome = await withRetries(this.options.schedule, this.deps.clock, async () => {
                 // No attempt begins after a stop: the capture waits in the backlog for the next start.
                 if (this.stopped) throw new Error('forwarding stopped');
-                this.running.set(job, n);
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
                 return (this.pressure.busy ? this.yielding : this.deliveries).send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);

@@ -88,14 +88,14 @@ export class SqliteEventStore implements EventStore {
     getEntry(id: string): LogEntry {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
-        return this.withReplays(rowToEntry(row, this.statements.body.get(row.seq) as BodyRow | undefined));
+        return this.withReplays(rowToEntry(row, this.bodyRowOf(row)));
     }
 
     entriesAfter(id: string, limit: number): LogEntry[] | undefined {
         const seq = this.statements.seqOf.get(id) as number | undefined;
         if (seq === undefined) return undefined;
         const rows = this.statements.after.all(seq, limit) as EventRow[];
-        return rows.map((row) => this.withReplays(rowToEntry(row, this.statements.body.get(row.seq) as BodyRow | undefined)));
+        return rows.map((row) => this.withReplays(rowToEntry(row, this.bodyRowOf(row))));
     }
 
     async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
@@ -115,6 +115,11 @@ export class SqliteEventStore implements EventStore {
         return entry;
     }
 
+    /** The `bodies` row of an event row, if it has one. */
+    private bodyRowOf(row: EventRow): BodyRow | undefined {
+        return this.statements.body.get(row.seq) as BodyRow | undefined;
+    }
+
     readForwardBacklog(afterSeq: number, limit: number): BacklogItem[] {
         // Only commits this thread has been told of: a row the writer has committed but whose reply is
         // still on its way belongs to a capture whose request has not reached the forwarder yet.
@@ -125,7 +130,7 @@ export class SqliteEventStore implements EventStore {
     forwardSource(id: string): ForwardSource | undefined {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) return undefined;
-        return { method: row.method, headers: JSON.parse(row.headers) as Record<string, unknown>, body: storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined) };
+        return { method: row.method, headers: JSON.parse(row.headers) as Record<string, unknown>, body: storedBody(row, this.bodyRowOf(row)) };
     }
 
     webhookOf(id: string): string | undefined {
@@ -139,13 +144,13 @@ export class SqliteEventStore implements EventStore {
     getBody(id: string): StoredBody {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
-        return storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
+        return storedBody(row, this.bodyRowOf(row));
     }
 
     getExportRecord(id: string): { entry: ExportEntry; body: StoredBody } {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
-        const body = storedBody(row, this.statements.body.get(row.seq) as BodyRow | undefined);
+        const body = storedBody(row, this.bodyRowOf(row));
         // The body row is passed as absent so a JSON body is not parsed for nothing: `body` carries its bytes.
         const { body: _unread, bodyEncoding: _none, ...entry } = rowToEntry(row, undefined);
         return { entry, body };
