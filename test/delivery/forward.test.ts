@@ -9,7 +9,7 @@ import { startService } from '../../src/compose.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { ForwardOutcome } from '../../src/storage/types.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
-import { expectCapWhileHeld, startReceiver } from '../replay/receiver.js';
+import { expectCapWhileHeld, startHoldingReceiver, startReceiver } from '../replay/receiver.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -109,15 +109,12 @@ describe('forwarding (forwardUrl)', () => {
     });
 
     it('a stop keeps unfinished forwards in the backlog; the next start sends them, so none is lost', async () => {
-        // The first capture is answered after 300 ms; the others are held while `holding`: 64 are
+        // The first capture is answered after 300 ms; the others are held until released: 64 are
         // handed out at once and some are on the wire (16 per delivery thread) at the stop.
-        let holding = true;
-        const held: ServerResponse[] = [];
-        const target = await startReceiver((req, res) => {
-            if (req.body.toString() === 'slow') setTimeout(() => res.writeHead(202).end(), 300);
-            else if (holding) held.push(res);
-            else res.writeHead(201).end();
-        });
+        const target = await startHoldingReceiver(
+            (req, res) => (req.body.toString() === 'slow' ? setTimeout(() => res.writeHead(202).end(), 300) : res.writeHead(201).end()),
+            (req) => req.body.toString() !== 'slow',
+        );
         const input = { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 };
         const svc = await startTestService({ input, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
         let restarted: TestService | undefined;
@@ -131,8 +128,7 @@ describe('forwarding (forwardUrl)', () => {
             // Bounded by the grace, not by the 60 s timeout of the held deliveries.
             expect(Date.now() - stopping).toBeLessThan(5000);
             const beforeRestart = target.requests.length;
-            holding = false;
-            for (const res of held.splice(0)) res.writeHead(201).end();
+            target.release();
 
             restarted = await startTestService({ dir: svc.dir, input, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
             expect(await outcomeOf(restarted, slow.id)).toMatchObject({ status: 'delivered', statusCode: 202, attempts: 1 });
@@ -142,8 +138,6 @@ describe('forwarding (forwardUrl)', () => {
             expect(resent.sort()).toEqual(hung.map((_, i) => `hung-${i}`).sort());
             expect((await json<{ forwarding: { backlog: number; dropped: number } }>(await restarted.fetch('/system/metrics'))).forwarding).toMatchObject({ backlog: 0, dropped: 0 });
         } finally {
-            holding = false;
-            for (const res of held) res.end();
             await (restarted ?? svc).close();
             await target.close();
         }
@@ -198,9 +192,7 @@ describe('forwarding (forwardUrl)', () => {
     });
 
     it('a hung target never grows memory past its bound, and loses nothing: what waits beyond it is read back from storage, byte-exact, in order', async () => {
-        let holding = true;
-        const held: ServerResponse[] = [];
-        const target = await startReceiver((_req, res) => (holding ? held.push(res) : res.end('ok')));
+        const target = await startHoldingReceiver();
         const svc = await startTestService({ input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000 }, env: { SSRF_ALLOWLIST: '127.0.0.1' }, overrides: { forwardQueue: 100 } });
         try {
             const bodies: Buffer[] = [];
@@ -216,8 +208,7 @@ describe('forwarding (forwardUrl)', () => {
             const waiting = await json<{ forwarding: { backlog: number; heldInMemory: number; dropped: number } }>(await svc.fetch('/system/metrics'));
             expect(waiting.forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 300, heldInMemory: 100 });
 
-            holding = false;
-            for (const res of held.splice(0)) res.end('ok');
+            target.release();
             await target.waitFor(300, 30_000);
             const ids = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=1000&sort=timestamp:asc'))).items.map((i) => i.id);
             expect(ids).toHaveLength(300);
@@ -227,17 +218,13 @@ describe('forwarding (forwardUrl)', () => {
             expect(got).toEqual(bodies.map((b) => b.toString('latin1')).sort());
             expect((await json<{ forwarding: unknown }>(await svc.fetch('/system/metrics'))).forwarding).toEqual({ delivered: 300, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0 });
         } finally {
-            holding = false;
-            for (const res of held) res.end();
             await svc.close();
             await target.close();
         }
     });
 
     it('with redactBodyPaths the original body is never stored: a forward beyond the memory bound is dropped with its reason', async () => {
-        let holding = true;
-        const held: ServerResponse[] = [];
-        const target = await startReceiver((_req, res) => (holding ? held.push(res) : res.end('ok')));
+        const target = await startHoldingReceiver();
         const svc = await startTestService({
             input: { rateLimitPerMinute: 0, forwardUrl: target.url, replayTimeoutMs: 60_000, redactBodyPaths: ['body.secret'] },
             env: { SSRF_ALLOWLIST: '127.0.0.1' },
@@ -247,8 +234,7 @@ describe('forwarding (forwardUrl)', () => {
             const sent = [];
             for (let i = 0; i < 100; i++) sent.push(await capture(svc, svc.webhookId, { method: 'POST', body: `{"secret":"s-${i}","n":${i}}`, headers: { 'Content-Type': 'application/json' } }));
             await target.waitFor(16);
-            holding = false;
-            for (const res of held.splice(0)) res.end('ok');
+            target.release();
             const outcomes = [];
             for (const s of sent) outcomes.push(await outcomeOf(svc, s.id));
             // 64 were handed out and 10 kept in memory: those go out with the sender's bytes.
@@ -257,8 +243,6 @@ describe('forwarding (forwardUrl)', () => {
             expect(outcomes.slice(74)).toEqual(sent.slice(74).map(() => expect.objectContaining({ status: 'dropped', attempts: 0, error: expect.stringContaining('kept only in memory (redactBodyPaths') })));
             expect((await json<{ body: unknown }>(await svc.fetch(`/logs/${sent[99]!.id}`))).body).toEqual({ secret: '[REDACTED]', n: 99 });
         } finally {
-            holding = false;
-            for (const res of held) res.end();
             await svc.close();
             await target.close();
         }

@@ -1,22 +1,18 @@
-import type { ServerResponse } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getJson, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
-import { startReceiver, type Receiver } from '../replay/receiver.js';
+import { startHoldingReceiver, type HoldingReceiver } from '../replay/receiver.js';
 
 describe('forwarding across a crash (SIGKILL)', () => {
     let svc: ServiceProcess | undefined;
-    let target: Receiver | undefined;
-    const held: ServerResponse[] = [];
+    let target: HoldingReceiver | undefined;
     afterAll(async () => {
-        for (const res of held) res.end();
         await svc?.stop();
         await target?.close();
         if (svc) await removeDir(svc.dir);
     });
 
     it('every capture answered 2xx before the kill is forwarded after the restart', async () => {
-        let holding = true;
-        target = await startReceiver((_req, res) => (holding ? held.push(res) : res.writeHead(204).end()));
+        target = await startHoldingReceiver((_req, res) => res.writeHead(204).end());
         const input = { forwardUrl: `${target.url}/in`, replayTimeoutMs: 60_000 };
         const env = { SSRF_ALLOWLIST: '127.0.0.1', INGEST_RATE_LIMIT_PER_MINUTE: '0' };
         svc = await startServiceProcess({ input, env });
@@ -33,8 +29,7 @@ describe('forwarding across a crash (SIGKILL)', () => {
         // Requests that had fully arrived before the kill may still be on their way through this process.
         await new Promise((r) => setTimeout(r, 300));
         const onTheWire = target.requests.length;
-        holding = false;
-        for (const res of held.splice(0)) res.end();
+        target.release();
 
         svc = await startServiceProcess({ dir: svc.dir, input, env });
         await waitFor(async () => (target!.requests.length >= onTheWire + bodies.length ? true : undefined), { timeoutMs: 20_000, what: 'every capture forwarded after the restart' });

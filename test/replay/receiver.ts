@@ -63,6 +63,34 @@ export async function startReceiver(reply: Reply = (_r, res) => res.end('ok')): 
     };
 }
 
+/** A receiver that holds the answers to the requests `holds` picks (a hung target) until `release`. */
+export interface HoldingReceiver extends Receiver {
+    /** Answers every held request with `reply`, as every later request is answered. */
+    release(): void;
+}
+
+/**
+ * Starts a receiver that holds answers until released; a held request is answered by `reply` once
+ * released, and `close` releases first. By default every request is held and answered 200 `ok`.
+ */
+export async function startHoldingReceiver(reply: Reply = (_r, res) => res.end('ok'), holds: (req: Received) => boolean = () => true): Promise<HoldingReceiver> {
+    let holding = true;
+    const held: [Received, ServerResponse][] = [];
+    const receiver = await startReceiver((req, res) => (holding && holds(req) ? held.push([req, res]) : reply(req, res)));
+    const release = (): void => {
+        holding = false;
+        for (const [req, res] of held.splice(0)) reply(req, res);
+    };
+    return {
+        ...receiver,
+        release,
+        close: async () => {
+            release();
+            await receiver.close();
+        },
+    };
+}
+
 /**
  * For a receiver that holds every answer in `held`: checks that exactly `cap` requests arrive while
  * none is answered (none more within 300 ms), then answers them and waits for all `total`, answering
