@@ -8,7 +8,7 @@
 // request for every thread above 1 µs (the capture thread is the one whose id is the pid; isolated-vm
 // runs isolates on a pool of its own threads; V8's platform threads do the GC work), then the CPU of
 // the whole machine that stayed idle during the run. `forward` also starts bench/forward-receiver.mjs,
-// keeps measuring until every forward has arrived or been dropped (the queue drained), and adds the
+// keeps measuring until the forwarding backlog has drained (every forward arrived), and adds the
 // receiver's CPU: the sum over service, receiver and autocannon is the machine's cost of one request.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
