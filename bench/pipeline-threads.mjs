@@ -1,7 +1,7 @@
 // Where the CPU goes, thread by thread, for plain ingest, for the pipeline configuration (schema +
 // Stripe signature + customScript of pipeline-input.mjs), or for forwarding to a local receiver.
 //
-//   node bench/pipeline-threads.mjs [plain|pipeline|forward] [requests=8000] [--rate N] [--main path/to/dist/main.js]
+//   node bench/pipeline-threads.mjs [plain|pipeline|forward] [requests=8000] [--rate N] [--during-load] [--main path/to/dist/main.js]
 //
 // Starts the built service, sends `requests` of the ~1 KB JSON POST with autocannon (50 connections,
 // after 1,000 to warm up; `--rate` paces them at N requests/s in all), reads /proc/<pid>/task/*/stat before and after, and prints CPU µs per
@@ -10,6 +10,7 @@
 // the whole machine that stayed idle during the run. `forward` also starts bench/forward-receiver.mjs,
 // keeps measuring until the forwarding backlog has drained (every forward arrived), and adds the
 // receiver's CPU: the sum over service, receiver and autocannon is the machine's cost of one request.
+// `--during-load` measures the threads over the load alone (forwards still waited for, not counted).
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -19,7 +20,7 @@ import { startReceiver } from './lib/receiver.mjs';
 import { PIPELINE_INPUT, SECRET } from './pipeline-input.mjs';
 import { ensureBuilt, firstWebhook, freshDir, removeDir, measureThreads, processCpuUs, startService, threadCpuPerRequest } from './lib/service.mjs';
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { main: { type: 'string' }, rate: { type: 'string' } } });
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { main: { type: 'string' }, rate: { type: 'string' }, 'during-load': { type: 'boolean', default: false } } });
 const variant = positionals[0] ?? 'pipeline';
 const amount = Number(positionals[1] ?? 8000);
 if (!['plain', 'pipeline', 'forward'].includes(variant) || !(amount > 0)) {
@@ -49,18 +50,23 @@ try {
     const m0 = machine();
     let m1 = m0;
     let loadSeconds = 0;
+    let receiverAfter = 0;
+    const duringLoad = args['during-load'];
     const { result, seconds, ownUs, before, after } = await measureThreads(svc.pid, async () => {
         const started = performance.now();
         const r = await load(amount);
         loadSeconds = (performance.now() - started) / 1000;
         m1 = machine();
-        return { ...r, forwarded: receiver ? await receiver.settled(forwardedBefore) : 0 };
+        const forwarded = receiver && !duringLoad ? await receiver.settled(forwardedBefore) : 0;
+        if (receiver) receiverAfter = processCpuUs(receiver.pid);
+        return { ...r, forwarded };
     });
+    if (receiver && duringLoad) result.forwarded = await receiver.settled(forwardedBefore);
     console.log(`${variant}: ${amount} requests, ${Math.round(amount / loadSeconds)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
     if (receiver) {
         const counters = (await svc.json('/system/metrics')).forwarding;
         const delta = Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, v - countersBefore[k]]));
-        console.log(`forwarded ${result.forwarded} during the load and the drain (${seconds.toFixed(1)} s in all); of these requests ${JSON.stringify(delta)}`);
+        console.log(`forwarded ${result.forwarded} during the load and the drain${duringLoad ? '' : ` (${seconds.toFixed(1)} s in all)`}; of these requests ${JSON.stringify(delta)}`);
     }
     console.log(`autocannon (this process): ${(ownUs / amount).toFixed(0)} µs/request`);
     let total = 0;
@@ -69,7 +75,7 @@ try {
         console.log(`  ${us.toFixed(0).padStart(5)} µs/request  thread ${tid} ${name}${Number(tid) === svc.pid ? ' (capture thread)' : ''}`);
     }
     console.log(`  service total ${total.toFixed(0)} µs/request`);
-    if (receiver) console.log(`receiver total ${((processCpuUs(receiver.pid) - receiverBefore) / amount).toFixed(0)} µs/request`);
+    if (receiver) console.log(`receiver total ${((receiverAfter - receiverBefore) / amount).toFixed(0)} µs/request`);
     console.log(`machine CPU idle while the load ran: ${((100 * (m1.idle - m0.idle)) / (m1.all - m0.all)).toFixed(0)}%`);
 } finally {
     await svc.stop();

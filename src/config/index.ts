@@ -18,6 +18,14 @@ export interface Config {
     readonly timeouts: Readonly<SlowSenderTimeouts>;
     /** Captures whose request to `forwardUrl` waits in memory for its turn; the rest wait in the stored backlog. */
     readonly forwardQueue: number;
+    /** How forwards go out while capture is flooded (forwarder.ts): a trickle, so capture keeps the CPU. */
+    readonly forwardInFlood: Readonly<FloodPacing>;
+}
+
+/** Forwards started during a flood: at most `inFlight` at once, and one every `everyMs`. */
+export interface FloodPacing {
+    inFlight: number;
+    everyMs: number;
 }
 
 /** How long a slow sender (slowloris) may hold a connection, in ms; tests shorten them. */
@@ -36,7 +44,7 @@ export interface SlowSenderTimeouts {
 export const DEFAULT_TIMEOUTS: Readonly<SlowSenderTimeouts> = Object.freeze({ headersMs: 20_000, requestMs: 600_000, bodyIdleMs: 30_000, checkIntervalMs: 1_000 });
 
 /** Test hooks for values that are otherwise fixed. */
-export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue'>> & { timeouts?: Partial<SlowSenderTimeouts> };
+export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue' | 'forwardInFlood'>> & { timeouts?: Partial<SlowSenderTimeouts> };
 
 /** Combines validated input and env into the frozen Config. */
 export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: ConfigOverrides = {}): Config {
@@ -47,5 +55,6 @@ export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig
         offloadThreshold: overrides.offloadThreshold ?? 5 * 1024 * 1024,
         ingestLimitPerMinute: overrides.ingestLimitPerMinute ?? env.ingestLimitPerMinute ?? 10_000,
         forwardQueue: overrides.forwardQueue ?? 10_000,
+        forwardInFlood: Object.freeze(overrides.forwardInFlood ?? { inFlight: 1, everyMs: 100 }),
     });
 }

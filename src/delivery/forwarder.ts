@@ -6,6 +6,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { BacklogItem, EventStore } from '../storage/event-store.js';
 import type { RetrySchedule } from '../lib/backoff.js';
+import type { FloodPacing } from '../config/index.js';
 import { CapturePressure } from './capture-pressure.js';
 import { ForwardOutcomes, type FinalOutcome } from './forward-outcomes.js';
 import { replayableHeaders } from './headers.js';
@@ -64,6 +65,8 @@ export interface ForwarderOptions {
     maxHeldBytes: number;
     /** Deliveries in flight at once. */
     concurrency: number;
+    /** Deliveries started while capture is flooded. */
+    inFlood: FloodPacing;
     schedule: RetrySchedule;
     timeoutMs: number;
 }
@@ -81,10 +84,18 @@ const STREAMED_AT_ONCE = 4;
  * at the lowest CPU priority (nice 19): with CPU to spare they still leave at once, and when the CPU
  * is short they wait in the backlog instead of slowing the answers to senders. Otherwise they go
  * through a thread at normal priority, so other busy processes on the machine cannot starve them.
- * (Priority is never raised again, which needs privileges; hence two threads.) Measured in
- * bench/README.md.
+ * (Priority is never raised again, which needs privileges; hence two threads.)
+ *
+ * In a flood (the capture thread over 80 % busy while captures keep arriving, until it falls under
+ * 50 % or none arrived for 0.3 s) even a low-priority delivery costs capture: its hand-offs and outcome run on
+ * the capture thread, and its garbage collection and the target's work do not run at nice 19. Then
+ * forwards only trickle out (Config.forwardInFlood: one at a time, at most 10 a second), so they
+ * keep moving without taking the CPU; the rest wait in the backlog and go out at full rate when
+ * the flood ends. The trickle goes through the normal-priority thread: it costs next to nothing,
+ * and other busy processes cannot stop it. Measured in bench/README.md.
  */
-const PRESSURE = { intervalMs: 100, busyAbove: 0.2, niceness: 19 };
+const PRESSURE = { intervalMs: 100, busyAbove: 0.2, floodAbove: 0.8, floodBelow: 0.5, quietToEnd: 3, niceness: 19 };
+
 
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
@@ -120,6 +131,9 @@ export class Forwarder {
     /** Jobs being delivered. */
     private readonly running = new Set<ForwardJob>();
     private streaming = 0;
+    /** Deliveries started during a flood (the trickle), and the earliest time the next may start. */
+    private readonly trickling = new Set<ForwardJob>();
+    private floodSlotAt = 0;
     private stopped = false;
     private readonly whenIdle: (() => void)[] = [];
     private readonly guard: SsrfGuard;
@@ -138,7 +152,20 @@ export class Forwarder {
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
         this.outcomes = new ForwardOutcomes(url, deps);
-        this.pressure = new CapturePressure(PRESSURE.intervalMs, PRESSURE.busyAbove);
+        const { intervalMs, busyAbove, floodAbove, floodBelow, quietToEnd } = PRESSURE;
+        this.pressure = new CapturePressure({
+            intervalMs,
+            busyAbove,
+            floodAbove,
+            floodBelow,
+            quietToEnd,
+            activity: () => deps.metrics.ingestTotal,
+            // Held back by a flood: the backlog goes out at full rate once it ends.
+            onChange: (level) => level !== 'flooded' && this.wake(),
+        });
+        // Loading got-scraping in a thread costs ~0.3 s of CPU: paid at start, not by the first captures
+        // to forward (the low-priority thread starts at the first busy moment).
+        this.deliveries.warm();
         // What the last run left in the backlog goes out first.
         this.wake();
     }
@@ -171,6 +198,9 @@ export class Forwarder {
 
     private pump(): void {
         while (!this.stopped && this.running.size < this.options.concurrency) {
+            // In a flood, pump runs again with the next commit, or once the flood ends.
+            const flooded = this.pressure.flooded;
+            if (flooded && !this.floodSlotOpen()) break;
             const item = this.nextItem();
             if (!item) break;
             let job = this.head;
@@ -190,9 +220,18 @@ export class Forwarder {
             if (this.heldBytes > this.options.maxHeldBytes && this.running.size > 0) break;
             this.ready.shift();
             this.head = undefined;
+            if (flooded) {
+                this.trickling.add(job);
+                this.floodSlotAt = this.deps.clock.monotonic() + this.options.inFlood.everyMs;
+            }
             this.start(job);
         }
         if (this.idle) for (const done of this.whenIdle.splice(0)) done();
+    }
+
+    /** Whether a delivery may start now while capture is flooded (deliveries started before it do not count). */
+    private floodSlotOpen(): boolean {
+        return this.trickling.size < this.options.inFlood.inFlight && this.deps.clock.monotonic() >= this.floodSlotAt;
     }
 
     /** Nothing in flight, nothing read and waiting, and the last read found no more. */
@@ -235,6 +274,7 @@ export class Forwarder {
         if (job.blob) this.streaming++;
         void this.run(job).finally(() => {
             this.running.delete(job);
+            this.trickling.delete(job);
             if (job.blob) this.streaming--;
             this.heldBytes -= job.body?.length ?? 0;
             this.pump();
@@ -283,7 +323,8 @@ export class Forwarder {
                 if (this.stopped) throw new Error('forwarding stopped');
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
-                return (this.pressure.busy ? this.yielding : this.deliveries).send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
+                const lowPriority = this.pressure.level === 'busy' && !this.trickling.has(job);
+                return (lowPriority ? this.yielding : this.deliveries).send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (outcome.ok) return { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null };
             return { status: 'failed', statusCode: null, attempts: outcome.attempts, error: outcome.errors.at(-1)?.message ?? 'failed' };

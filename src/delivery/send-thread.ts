@@ -42,6 +42,11 @@ export class SendThread {
         });
     }
 
+    /** Starts the thread now rather than on first use (it takes a while to load). */
+    warm(): void {
+        this.thread();
+    }
+
     /** Stops the thread; deliveries in flight fail as network errors. */
     async close(): Promise<void> {
         const worker = this.worker;

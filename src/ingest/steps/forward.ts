@@ -17,7 +17,7 @@ export function createForwarder(deps: Pick<IngestDeps, 'config' | 'store' | 'blo
     return new Forwarder(
         forwardUrl,
         { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
-        { ...FORWARD_LIMITS, maxHeld: deps.config.forwardQueue, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
+        { ...FORWARD_LIMITS, maxHeld: deps.config.forwardQueue, inFlood: deps.config.forwardInFlood, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
     );
 }
 
