@@ -87,15 +87,14 @@ const STREAMED_AT_ONCE = 4;
  * (Priority is never raised again, which needs privileges; hence two threads.)
  *
  * In a flood (the capture thread over 80 % busy while captures keep arriving, until it falls under
- * 50 % or none arrived for 0.3 s) even a low-priority delivery costs capture: its hand-offs and outcome run on
- * the capture thread, and its garbage collection and the target's work do not run at nice 19. Then
- * forwards only trickle out (Config.forwardInFlood: one at a time, at most 10 a second), so they
- * keep moving without taking the CPU; the rest wait in the backlog and go out at full rate when
- * the flood ends. The trickle goes through the normal-priority thread: it costs next to nothing,
- * and other busy processes cannot stop it. Measured in bench/README.md.
+ * 50 % or none arrived for 0.3 s) even a low-priority delivery costs capture: its hand-offs and
+ * outcome run on the capture thread, and its garbage collection and the target's work do not run
+ * at nice 19. Then forwards only trickle out (Config.forwardInFlood: one at a time, at most 10 a
+ * second), so they keep moving without taking the CPU; the rest wait in the backlog and go out at
+ * full rate when the flood ends. The trickle goes through the normal-priority thread: it costs next
+ * to nothing, and other busy processes cannot stop it. Measured in bench/README.md.
  */
 const PRESSURE = { intervalMs: 100, busyAbove: 0.2, floodAbove: 0.8, floodBelow: 0.5, quietToEnd: 3, niceness: 19 };
-
 
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
@@ -163,7 +162,7 @@ export class Forwarder {
             // Held back by a flood: the backlog goes out at full rate once it ends.
             onChange: (level) => level !== 'flooded' && this.wake(),
         });
-        // Loading got-scraping in a thread costs ~0.3 s of CPU: paid at start, not by the first captures
+        // Loading got-scraping in a thread costs ~0.4 s of CPU: paid at start, not by the first captures
         // to forward (the low-priority thread starts at the first busy moment).
         this.deliveries.warm();
         // What the last run left in the backlog goes out first.
@@ -198,7 +197,8 @@ export class Forwarder {
 
     private pump(): void {
         while (!this.stopped && this.running.size < this.options.concurrency) {
-            // In a flood, pump runs again with the next commit, or once the flood ends.
+            // In a flood, pump runs again with the next commit, when the trickle's delivery ends, or
+            // once the flood ends.
             const flooded = this.pressure.flooded;
             if (flooded && !this.floodSlotOpen()) break;
             const item = this.nextItem();

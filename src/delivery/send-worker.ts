@@ -7,7 +7,7 @@ import type { SendJob, SendResult } from './send-protocol.js';
 // batches (one message per turn of the capture thread); results go back the same way.
 const port = parentPort!;
 const { niceness } = (workerData ?? {}) as { niceness?: number };
-// Lowered only once got-scraping is loaded (~0.3 s of CPU): loading it at the lowest priority took
+// Lowered only once got-scraping is loaded (~0.4 s of CPU): loading it at the lowest priority took
 // many seconds while other processes kept the CPU busy.
 if (niceness) lowerThreadPriority(niceness);
 
