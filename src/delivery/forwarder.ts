@@ -131,7 +131,7 @@ export class Forwarder {
     private readonly running = new Set<ForwardJob>();
     private streaming = 0;
     /** Deliveries started during a flood (the trickle), and the earliest time the next may start. */
-    private readonly trickling = new Set<ForwardJob>();
+    private readonly inTrickle = new Set<ForwardJob>();
     private floodSlotAt = 0;
     private stopped = false;
     private readonly whenIdle: (() => void)[] = [];
@@ -190,6 +190,11 @@ export class Forwarder {
         });
     }
 
+    /** Capture is flooded, so forwards only trickle out (/system/metrics). */
+    get trickling(): boolean {
+        return this.pressure.flooded;
+    }
+
     /** Captures whose request waits in memory for its turn (/system/metrics). */
     get heldInMemory(): number {
         return this.held.size;
@@ -221,7 +226,7 @@ export class Forwarder {
             this.ready.shift();
             this.head = undefined;
             if (flooded) {
-                this.trickling.add(job);
+                this.inTrickle.add(job);
                 this.floodSlotAt = this.deps.clock.monotonic() + this.options.inFlood.everyMs;
             }
             this.start(job);
@@ -231,7 +236,7 @@ export class Forwarder {
 
     /** Whether a delivery may start now while capture is flooded (deliveries started before it do not count). */
     private floodSlotOpen(): boolean {
-        return this.trickling.size < this.options.inFlood.inFlight && this.deps.clock.monotonic() >= this.floodSlotAt;
+        return this.inTrickle.size < this.options.inFlood.inFlight && this.deps.clock.monotonic() >= this.floodSlotAt;
     }
 
     /** Nothing in flight, nothing read and waiting, and the last read found no more. */
@@ -274,7 +279,7 @@ export class Forwarder {
         if (job.blob) this.streaming++;
         void this.run(job).finally(() => {
             this.running.delete(job);
-            this.trickling.delete(job);
+            this.inTrickle.delete(job);
             if (job.blob) this.streaming--;
             this.heldBytes -= job.body?.length ?? 0;
             this.pump();
@@ -323,7 +328,7 @@ export class Forwarder {
                 if (this.stopped) throw new Error('forwarding stopped');
                 // An offloaded body is streamed from storage, so it is sent from this thread.
                 if (blob) return sendOnce(target, { method, headers, body: (await this.deps.blobs.read(blob.key)).stream }, this.options.timeoutMs);
-                const lowPriority = this.pressure.level === 'busy' && !this.trickling.has(job);
+                const lowPriority = this.pressure.level === 'busy' && !this.inTrickle.has(job);
                 return (lowPriority ? this.yielding : this.deliveries).send(target, body === undefined ? { method, headers } : { method, headers, body }, this.options.timeoutMs);
             });
             if (outcome.ok) return { status: 'delivered', statusCode: outcome.value.statusCode, attempts: outcome.attempts, error: null };

@@ -39,7 +39,7 @@ function metricsHandler(deps: AppDeps) {
                 byStatus: m.statusCounts(),
                 processingTimeMs: m.processingPercentiles(),
             },
-            forwarding: { ...m.forwarding, backlog: stats.forwardBacklog, heldInMemory: deps.forwarder?.heldInMemory ?? 0 },
+            forwarding: { ...m.forwarding, backlog: stats.forwardBacklog, heldInMemory: deps.forwarder?.heldInMemory ?? 0, trickling: deps.forwarder?.trickling ?? false },
             liveStream: { clients: deps.live.size, droppedSlowReaders: deps.live.dropped },
             queries: { rejectedBusy: queries?.refused ?? 0, timedOut: queries?.timedOut ?? 0, cancelled: queries?.cancelled ?? 0 },
             webhooks: { active: deps.webhooks.active().length },

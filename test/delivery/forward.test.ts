@@ -216,9 +216,11 @@ describe('forwarding (forwardUrl)', () => {
             await new Promise((r) => setTimeout(r, 300));
             // The flood: this thread (the capture thread too) ~95 % busy for 1.5 s, with a capture every turn.
             const answers: Promise<Response>[] = [];
+            let midFlood: Promise<Response> | undefined;
             const start = performance.now();
             while (performance.now() - start < 1500) {
                 answers.push(svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: `flood-${answers.length}` }));
+                if (!midFlood && performance.now() - start > 1000) midFlood = svc.fetch('/system/metrics');
                 const until = performance.now() + 20;
                 while (performance.now() < until);
                 await new Promise((r) => setImmediate(r));
@@ -232,10 +234,13 @@ describe('forwarding (forwardUrl)', () => {
             const during = arrivals.filter((a) => a.at > start + 500 && a.at <= end);
             expect(during.length).toBeGreaterThanOrEqual(1);
             expect(during.length).toBeLessThanOrEqual(16);
+            // /system/metrics says so while it lasts.
+            expect((await json<{ forwarding: { trickling: boolean } }>(await midFlood!)).forwarding.trickling).toBe(true);
             // Once it ends, the backlog goes out at full rate: several at once, every capture exactly once.
             await target.waitFor(answers.length, 30_000);
             expect(Math.max(...arrivals.filter((a) => a.at > end).map((a) => a.open))).toBeGreaterThan(1);
             expect(target.requests.map((r) => r.body.toString()).sort()).toEqual(answers.map((_, i) => `flood-${i}`).sort());
+            expect((await json<{ forwarding: { trickling: boolean } }>(await svc.fetch('/system/metrics'))).forwarding.trickling).toBe(false);
         } finally {
             await svc.close();
             await target.close();
@@ -257,7 +262,7 @@ describe('forwarding (forwardUrl)', () => {
             await new Promise((r) => setTimeout(r, 200));
             // 64 handed out (16 on the wire per delivery thread), 100 kept in memory, the rest only in storage.
             const waiting = await json<{ forwarding: { backlog: number; heldInMemory: number; dropped: number } }>(await svc.fetch('/system/metrics'));
-            expect(waiting.forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 300, heldInMemory: 100 });
+            expect(waiting.forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 300, heldInMemory: 100, trickling: expect.any(Boolean) });
 
             target.release();
             await target.waitFor(300, 30_000);
@@ -267,7 +272,7 @@ describe('forwarding (forwardUrl)', () => {
             // Each exactly once, byte-exact, whether it waited in memory or only in storage.
             const got = target.requests.map((r) => r.body.toString('latin1')).sort();
             expect(got).toEqual(bodies.map((b) => b.toString('latin1')).sort());
-            expect((await json<{ forwarding: unknown }>(await svc.fetch('/system/metrics'))).forwarding).toEqual({ delivered: 300, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0 });
+            expect((await json<{ forwarding: unknown }>(await svc.fetch('/system/metrics'))).forwarding).toEqual({ delivered: 300, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0, trickling: false });
         } finally {
             await svc.close();
             await target.close();

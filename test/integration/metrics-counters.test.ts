@@ -27,16 +27,16 @@ describe('/system/metrics counters', () => {
         const gone = await startReceiver();
         await gone.close();
         const dead = await start({ input: { rateLimitPerMinute: 0, forwardUrl: gone.url, replayMaxRetries: 1 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
-        expect((await metrics(dead)).forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0 });
+        expect((await metrics(dead)).forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0, trickling: false });
         await dead.fetch(`/webhook/${dead.webhookId}`, { method: 'POST', body: 'x' });
         await dead.fetch(`/webhook/${dead.webhookId}`, { method: 'POST', body: 'y' });
-        await expect.poll(async () => (await metrics(dead)).forwarding, { timeout: 10_000 }).toEqual({ delivered: 0, failed: 2, dropped: 0, backlog: 0, heldInMemory: 0 });
+        await expect.poll(async () => (await metrics(dead)).forwarding, { timeout: 10_000 }).toEqual({ delivered: 0, failed: 2, dropped: 0, backlog: 0, heldInMemory: 0, trickling: false });
 
         const target = await startReceiver();
         try {
             const live = await start({ input: { rateLimitPerMinute: 0, forwardUrl: target.url }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
             await live.fetch(`/webhook/${live.webhookId}`, { method: 'POST', body: 'z' });
-            await expect.poll(async () => (await metrics(live)).forwarding, { timeout: 10_000 }).toEqual({ delivered: 1, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0 });
+            await expect.poll(async () => (await metrics(live)).forwarding, { timeout: 10_000 }).toEqual({ delivered: 1, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0, trickling: false });
         } finally {
             await target.close();
         }
