@@ -37,10 +37,6 @@ export class CapturePressure {
         this.timer.unref();
     }
 
-    get busy(): boolean {
-        return this.level !== 'idle';
-    }
-
     get flooded(): boolean {
         return this.level === 'flooded';
     }

@@ -94,7 +94,9 @@ const STREAMED_AT_ONCE = 4;
  * full rate when the flood ends. The trickle goes through the normal-priority thread: it costs next
  * to nothing, and other busy processes cannot stop it. Measured in bench/README.md.
  */
-const PRESSURE = { intervalMs: 100, busyAbove: 0.2, floodAbove: 0.8, floodBelow: 0.5, quietToEnd: 3, niceness: 19 };
+const PRESSURE = { intervalMs: 100, busyAbove: 0.2, floodAbove: 0.8, floodBelow: 0.5, quietToEnd: 3 };
+/** The low-priority delivery thread's niceness. */
+const LOW_PRIORITY = 19;
 
 /** How long a checked destination (its resolved, vetted address) is reused before DNS is asked again. */
 const TARGET_TTL_MS = 30_000;
@@ -141,7 +143,7 @@ export class Forwarder {
     /** Deliveries with their body in memory go through threads of their own, off the capture thread. */
     private readonly deliveries = new SendThread();
     /** The same at the lowest priority, while the capture thread is busy. */
-    private readonly yielding = new SendThread(PRESSURE.niceness);
+    private readonly yielding = new SendThread(LOW_PRIORITY);
     private readonly pressure: CapturePressure;
 
     constructor(
@@ -151,13 +153,8 @@ export class Forwarder {
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
         this.outcomes = new ForwardOutcomes(url, deps);
-        const { intervalMs, busyAbove, floodAbove, floodBelow, quietToEnd } = PRESSURE;
         this.pressure = new CapturePressure({
-            intervalMs,
-            busyAbove,
-            floodAbove,
-            floodBelow,
-            quietToEnd,
+            ...PRESSURE,
             activity: () => deps.metrics.ingestTotal,
             // Held back by a flood: the backlog goes out at full rate once it ends.
             onChange: (level) => level !== 'flooded' && this.wake(),
