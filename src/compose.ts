@@ -21,6 +21,7 @@ import { KvBlobStore } from './storage/apify/kv-blob-store.js';
 import { DatasetExporter, EXPORT_BATCH } from './storage/apify/dataset-export.js';
 import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
+import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
 import { MirroredDatasetSink } from './storage/apify/mirrored-dataset-sink.js';
 import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
 import { openLocalPayloads } from './storage/blob/local-payloads.js';
@@ -159,6 +160,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     };
     const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
     exporter.start(1000);
+    // Standby runs alive at once: each merges the others' captures from the named dataset.
+    const follower = isFollowable(dataset) ? new DatasetFollower(dataset, store, (event) => live.publish(event), log) : undefined;
+    follower?.start();
     if (freshDatabase || (store.getMeta('restore_offset') !== undefined && store.getMeta('restore_done') === undefined)) {
         void restoreFromDataset(dataset, store, readiness, log);
     }
@@ -196,6 +200,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             clearInterval(sweep);
             clearTimeout(timer);
             await forwarder?.stop(opts.forwardMs ?? 5_000);
+            await follower?.stop();
             await exporter.stop();
             await exporter.drain(10_000);
             await store.close();

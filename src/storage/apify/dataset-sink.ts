@@ -26,6 +26,12 @@ export class ApifyDatasetSink implements DatasetSink {
         const page = await this.dataset.getData({ offset, limit, clean: false });
         return page.items as Record<string, unknown>[];
     }
+
+    /** Items from `offset` (only `fields` of each, when given) and the dataset's item count: one request. */
+    async list(offset: number, limit: number, fields?: string[]): Promise<{ items: Record<string, unknown>[]; total: number }> {
+        const page = await this.dataset.getData({ offset, limit, clean: false, ...(fields ? { fields } : {}) });
+        return { items: page.items as Record<string, unknown>[], total: page.total };
+    }
 }
 
 const fileName = (index: number): string => `${String(index).padStart(9, '0')}.json`;

@@ -65,7 +65,9 @@ export function route(state: SimState, validateItem: ValidateFunction, req: ApiR
         const offset = Number(req.query.get('offset') ?? 0);
         const limit = Number(req.query.get('limit') ?? 999_999_999_999);
         const source = req.query.get('desc') === 'true' || req.query.get('desc') === '1' ? [...dataset.items].reverse() : dataset.items;
-        const page = source.slice(offset, offset + limit);
+        // `fields` keeps only the named fields of each item, as the platform does.
+        const fields = req.query.get('fields')?.split(',').filter(Boolean);
+        const page = source.slice(offset, offset + limit).map((item) => (fields ? Object.fromEntries(fields.filter((f) => f in item).map((f) => [f, item[f]])) : item));
         json(res, 200, page, {
             'x-apify-pagination-total': String(dataset.items.length),
             'x-apify-pagination-offset': String(offset),
