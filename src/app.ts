@@ -17,6 +17,7 @@ import { payloadRoutes } from './routes/payload.js';
 import { probeRoutes } from './routes/probes.js';
 import { replayRoutes } from './routes/replay.js';
 import { streamRoutes } from './routes/stream.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 const PLATFORM_PROBE = 'x-apify-container-server-readiness-probe';
 const WEBHOOK_PREFIX = '/webhook/';
@@ -37,6 +38,7 @@ export function createManagementApp(deps: AppDeps): express.Express {
     app.use(probeRoutes(deps, guards));
     app.use(replayRoutes(deps, guards));
     app.use(streamRoutes(deps, guards));
+    app.use(webhookRoutes(deps, guards));
     app.use(notFound);
     app.use(errorMiddleware(deps.log));
     return app;

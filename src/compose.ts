@@ -23,7 +23,7 @@ import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
 import { MirroredDatasetSink } from './storage/apify/mirrored-dataset-sink.js';
-import { KvWebhookRegistry } from './storage/apify/webhook-registry.js';
+import { KvWebhookStore } from './storage/apify/webhook-registry.js';
 import { openLocalPayloads } from './storage/blob/local-payloads.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { SqliteEventStore } from './storage/sqlite/event-store.js';
@@ -54,6 +54,10 @@ export interface StartOptions {
     live?: Partial<LiveOptions>;
     /** How often expired webhooks are cleaned up, ms. */
     cleanupIntervalMs?: number;
+    /** Randomness of `failureRate` fault injection (tests make it deterministic). */
+    random?: () => number;
+    /** How often the webhook store is re-read for other runs' changes, ms (platform: 2000; locally off unless set). */
+    webhookPollMs?: number;
 }
 
 /** A running service. */
@@ -141,8 +145,15 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
     const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
     const { blobs } = actorStorage;
-    const webhooks = new WebhookManager(new KvWebhookRegistry(kvs), clock, options.ids ?? randomIds);
+    const webhookStore = new KvWebhookStore(kvs);
+    await webhookStore.migrate();
+    const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);
+    // Other runs (Standby runs side by side) create and change webhooks in the shared store: one
+    // key listing per poll, and one read per changed webhook.
+    const pollMs = options.webhookPollMs ?? (env.onPlatform ? 2000 : 0);
+    const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch((e: unknown) => log.warn('webhook refresh failed', { error: String(e) })), pollMs) : undefined;
+    webhookPoll?.unref();
 
     let listeningPort = env.port;
     const metrics = new Metrics();
@@ -189,6 +200,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             // Open event streams would hold the listener open until the drain deadline.
             live.close();
             clearInterval(cleanup);
+            clearInterval(webhookPoll);
             const closed = new Promise<void>((r) => server.close(() => r()));
             // In-flight answers now carry Connection: close (see app.ts); keep-alive connections
             // that go idle in between are closed as they do.

@@ -10,6 +10,7 @@ import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { StoredRequest } from './record.js';
 import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
+import type { AnswerPick, AnswerPlan } from '../webhooks/answer.js';
 
 /** Services the ingest steps use, built once at start. */
 export interface IngestDeps {
@@ -59,6 +60,10 @@ export interface IngestContext {
     readonly search: URLSearchParams;
     readonly clientIp: string;
     webhook?: Webhook;
+    /** The webhook's own answer (its `response`), when it has one. */
+    answer?: AnswerPlan;
+    /** The answer this request took from `answer`. */
+    picked?: AnswerPick;
     /** Set once the body is being read: from then on, the request is stored whatever happens. */
     capturing: boolean;
     body: ReceivedBody;

@@ -2,6 +2,8 @@ import type { InputConfig } from '../config/index.js';
 import { errorBody } from '../http/respond.js';
 import type { IngestContext, PreparedResponse } from './context.js';
 import { hasHeader } from '../lib/headers.js';
+import type { AnswerPick } from '../webhooks/answer.js';
+import type { AnswerSpec } from '../storage/types.js';
 
 const BUILTIN_BODY = 'OK';
 
@@ -55,4 +57,35 @@ function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
 export function errorResponse(ctx: IngestContext, error: unknown): PreparedResponse {
     const { status, body, headers } = errorBody(error, ctx.requestId);
     return { status, headers, body };
+}
+
+// The run's defaults with one webhook answer's fields over them, worked out once per answer.
+const effectiveInputOf = new WeakMap<object, Readonly<InputConfig>>();
+function effectiveInput(input: Readonly<InputConfig>, answer: Readonly<AnswerSpec>): Readonly<InputConfig> {
+    let effective = effectiveInputOf.get(answer);
+    if (!effective) {
+        const body = answer.body === undefined ? input.defaultResponseBody : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+        effective = Object.freeze({
+            ...input,
+            defaultResponseCode: answer.statusCode ?? input.defaultResponseCode,
+            defaultResponseBody: body,
+            defaultResponseHeaders: answer.headers ?? input.defaultResponseHeaders,
+        });
+        effectiveInputOf.set(answer, effective);
+    }
+    return effective;
+}
+
+/**
+ * The answer of a webhook with its own `response`: its step's status, body and headers over the run's
+ * defaults; an injected failure answers `failureStatusCode` with the built-in error message; `__status`
+ * still sets the status; `retryAfterSeconds` adds Retry-After to a 429 or 503.
+ */
+export function webhookResponse(input: Readonly<InputConfig>, pick: AnswerPick, override: number | undefined, webhookId: string): PreparedResponse {
+    const effective = effectiveInput(input, pick.answer);
+    const response = pick.failed
+        ? defaultResponse({ ...effective, defaultResponseBody: BUILTIN_BODY }, override ?? pick.failureStatusCode, webhookId)
+        : defaultResponse(effective, override ?? effective.defaultResponseCode, webhookId);
+    if (pick.retryAfterSeconds !== undefined && (response.status === 429 || response.status === 503)) response.headers['Retry-After'] = String(pick.retryAfterSeconds);
+    return response;
 }

@@ -8,12 +8,13 @@ import { sendHar, takeFormat } from '../http/har.js';
 import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 import type { LogEntry } from '../storage/types.js';
+import { deleteCapturesById, deleteMatching } from '../webhooks/captures.js';
 
-/** GET /logs and GET /logs/:logId. */
+/** GET and DELETE /logs and /logs/:logId. */
 export function logsRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router();
-    router.route('/logs').get(...mw.guarded, listHandler(deps)).all(methodNotAllowed);
-    router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).all(methodNotAllowed);
+    router.route('/logs').get(...mw.guarded, listHandler(deps)).delete(...mw.guarded, deleteMatchingHandler(deps)).all(methodNotAllowed);
+    router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).delete(...mw.guarded, deleteOneHandler(deps)).all(methodNotAllowed);
     return router;
 }
 
@@ -87,3 +88,21 @@ function detailHandler(deps: AppDeps) {
 }
 
 const OPTIONAL_FIELDS = new Set(['bodyEncoding', 'meta']);
+
+/** DELETE /logs/:logId: the capture, its payload, replay history and forwarding entries are deleted. */
+function deleteOneHandler(deps: AppDeps) {
+    return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
+        visibleEntryWebhook(deps, req.params.logId);
+        if ((await deleteCapturesById(deps, [req.params.logId])) === 0) throw new NotFoundError(`Log entry '${req.params.logId}' not found`);
+        res.writeHead(204).end();
+    };
+}
+
+/** DELETE /logs?<filters>: every capture matching the filters of GET /logs; at least one is required. */
+function deleteMatchingHandler(deps: AppDeps) {
+    return async (_req: Request, res: Response): Promise<void> => {
+        const { query } = parseLogsRequest(ctxOf(res).search);
+        if (query.filters.length === 0) throw new BadRequestError('DELETE /logs needs at least one filter (as GET /logs takes them); it never deletes everything');
+        sendJson(res, 200, { deleted: await deleteMatching(deps, query.filters) });
+    };
+}

@@ -19,6 +19,8 @@ export interface BlobStore {
     create(key: string, contentType: string): Promise<BlobWriter>;
     /** Streams a blob. Throws NotFoundError when it does not exist. */
     read(key: string): Promise<{ stream: Readable; size: number }>;
+    /** Deletes a blob; deleting one that does not exist is not an error. */
+    delete(key: string): Promise<void>;
 }
 
 /** Writes `bytes` as blob `key` in one go; a failed write leaves no partial blob. */

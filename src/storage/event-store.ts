@@ -92,6 +92,14 @@ export interface EventStore {
      * slices.
      */
     readOutbox(limit: number, maxBytes?: number, afterSeq?: number): OutboxItem[];
+    /**
+     * Deletes events and everything kept for them: body, outbox and forwarding backlog entries,
+     * replays, forwarding outcome. Resolves with how many existed and the blob keys their payloads may
+     * sit under (the caller deletes those). Keep batches small: the writer commits each in one go.
+     */
+    deleteEvents(ids: readonly string[]): Promise<{ deleted: number; blobKeys: string[] }>;
+    /** Gives up to `pages` free database pages back to the file system; resolves with the free pages left. */
+    reclaimSpace(pages: number): Promise<number>;
     /** Marks outbox entries up to and including `seq` as exported, committing the sink's position with it. */
     markExported(seq: number, sinkPosition?: string): Promise<void>;
     /** Reads a value of the meta table. */

@@ -100,11 +100,33 @@ export interface StoredBody {
     size: number;
 }
 
-/** A generated webhook. */
+/** One answer of a webhook (a `sequence` step, or the base of its `response`). */
+export interface AnswerSpec {
+    statusCode?: number;
+    /** A string goes out as is; an object or array as JSON. */
+    body?: string | object;
+    headers?: Record<string, string>;
+    delayMs?: number;
+}
+
+/** A webhook's own answer and fault injection (DECISIONS.md "Webhooks you manage"). */
+export interface ResponseSpec extends AnswerSpec {
+    sequence?: AnswerSpec[];
+    failureRate?: number;
+    failureStatusCode?: number;
+    retryAfterSeconds?: number;
+}
+
+/** A webhook, as stored: generated at start or created through POST /webhooks. */
 export interface Webhook {
     id: string;
     /** ISO 8601. */
     createdAt: string;
     /** ISO 8601. */
     expiresAt: string;
+    name?: string | null;
+    /** Its own answer; absent or null: the run's defaults. */
+    response?: ResponseSpec | null;
+    /** When the record was last written, ms since the epoch (the newest write wins between runs). */
+    updatedAt?: number;
 }

@@ -1,28 +1,39 @@
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
 import type { Webhook } from '../storage/types.js';
-import type { WebhookRegistry } from './registry.js';
+import type { WebhookStore } from '../storage/webhook-store.js';
+import { AnswerPlan, type Random } from './answer.js';
+import type { WebhookChange } from './schema.js';
 
-/** Holds the generated webhooks in memory and keeps the registry in step. */
+/** A webhook held in memory, with its answer plan (sequence position) when it has its own answer. */
+export interface ActiveWebhook {
+    webhook: Webhook;
+    expiresMs: number;
+    answer?: AnswerPlan;
+}
+
+const HOUR = 3_600_000;
+const byAge = (a: Webhook, b: Webhook): number => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1);
+
+/**
+ * Holds the webhooks in memory (ingest looks them up synchronously) and writes every change through
+ * to the store, one record per webhook. `refresh` takes in what other runs changed.
+ */
 export class WebhookManager {
-    private byId = new Map<string, { webhook: Webhook; expiresMs: number }>();
+    private byId = new Map<string, ActiveWebhook>();
     private initialized = false;
+    private defaultRetentionHours = 24;
+    /** Bumped by every local change, so a refresh that started before one does not undo it. */
+    private generation = 0;
 
-    constructor(private readonly registry: WebhookRegistry, private readonly clock: Clock, private readonly ids: IdGenerator) {}
+    constructor(private readonly store: WebhookStore, private readonly clock: Clock, private readonly ids: IdGenerator, private readonly random: Random = Math.random) {}
 
-    /** Loads the registry and tops the active webhooks up to `urlCount`, each living `retentionHours`. */
+    /** Loads the stored webhooks and tops the active ones up to `urlCount`, each living `retentionHours`. */
     async init(urlCount: number, retentionHours: number): Promise<void> {
-        for (const webhook of await this.registry.load()) this.remember(webhook);
-        const now = this.clock.now();
+        this.defaultRetentionHours = retentionHours;
+        for (const webhook of await this.store.list()) this.remember(webhook);
         const missing = urlCount - this.active().length;
-        for (let i = 0; i < missing; i++) {
-            this.remember({
-                id: this.ids.webhookId(),
-                createdAt: new Date(now).toISOString(),
-                expiresAt: new Date(now + retentionHours * 3_600_000).toISOString(),
-            });
-        }
-        if (missing > 0) await this.persist();
+        for (let i = 0; i < missing; i++) await this.create({});
         this.initialized = true;
     }
 
@@ -31,38 +42,100 @@ export class WebhookManager {
         return this.initialized;
     }
 
+    /** The webhook and its answer plan if it exists and has not expired. */
+    findActive(id: string): ActiveWebhook | undefined {
+        const found = this.byId.get(id);
+        return found && found.expiresMs > this.clock.now() ? found : undefined;
+    }
+
     /** The webhook if it exists and has not expired. */
     getActive(id: string): Webhook | undefined {
-        const found = this.byId.get(id);
-        return found && found.expiresMs > this.clock.now() ? found.webhook : undefined;
+        return this.findActive(id)?.webhook;
     }
 
     /** Every active webhook, oldest first. */
     active(): Webhook[] {
         const now = this.clock.now();
-        return [...this.byId.values()].filter((w) => w.expiresMs > now).map((w) => w.webhook);
+        return [...this.byId.values()].filter((w) => w.expiresMs > now).map((w) => w.webhook).sort(byAge);
     }
 
-    /** Forgets expired webhooks and persists the list. Returns how many were removed. */
+    /** Creates a webhook (POST /webhooks, or the start's top-up) and stores it before it is handed out. */
+    async create(change: WebhookChange): Promise<Webhook> {
+        const now = this.clock.now();
+        const webhook: Webhook = {
+            id: this.ids.webhookId(),
+            createdAt: new Date(now).toISOString(),
+            expiresAt: new Date(now + (change.retentionHours ?? this.defaultRetentionHours) * HOUR).toISOString(),
+            name: change.name ?? null,
+            response: change.response ?? null,
+            updatedAt: now,
+        };
+        this.generation++;
+        await this.store.create(webhook);
+        this.remember(webhook);
+        return webhook;
+    }
+
+    /** Applies a PATCH; undefined when the webhook is unknown or expired. Takes effect on the next request. */
+    async update(id: string, change: WebhookChange): Promise<Webhook | undefined> {
+        const current = this.getActive(id);
+        if (!current) return undefined;
+        const now = this.clock.now();
+        const next: Webhook = { ...current, updatedAt: Math.max(now, (current.updatedAt ?? 0) + 1) };
+        if (change.name !== undefined) next.name = change.name;
+        if (change.response !== undefined) next.response = change.response;
+        if (change.retentionHours !== undefined) next.expiresAt = new Date(now + change.retentionHours * HOUR).toISOString();
+        this.generation++;
+        await this.store.update(next);
+        // Setting the response again starts its sequence over, even when it is the same.
+        this.remember(next, change.response !== undefined);
+        return next;
+    }
+
+    /** Deletes a webhook: ingest on it answers 404 from now on. False when unknown or expired. */
+    async remove(id: string): Promise<boolean> {
+        if (!this.getActive(id)) return false;
+        this.generation++;
+        this.byId.delete(id);
+        await this.store.delete(id);
+        return true;
+    }
+
+    /** Takes in the store's current state (what other runs created, changed or deleted). */
+    async refresh(): Promise<void> {
+        const generation = this.generation;
+        const stored = await this.store.list();
+        if (generation !== this.generation) return;
+        const seen = new Set<string>();
+        for (const webhook of stored) {
+            seen.add(webhook.id);
+            const known = this.byId.get(webhook.id);
+            if (!known || (webhook.updatedAt ?? 0) > (known.webhook.updatedAt ?? 0)) this.remember(webhook);
+        }
+        for (const id of this.byId.keys()) if (!seen.has(id)) this.byId.delete(id);
+    }
+
+    /** Deletes expired webhooks from memory and the store. Returns how many were removed. */
     async cleanup(): Promise<number> {
         const now = this.clock.now();
-        let removed = 0;
-        for (const [id, w] of this.byId) {
-            if (w.expiresMs <= now) {
-                this.byId.delete(id);
-                removed++;
-            }
+        const expired = [...this.byId.values()].filter((w) => w.expiresMs <= now).map((w) => w.webhook.id);
+        for (const id of expired) {
+            this.byId.delete(id);
+            await this.store.delete(id);
         }
-        if (removed > 0) await this.persist();
-        return removed;
+        return expired.length;
     }
 
-    private remember(webhook: Webhook): void {
+    private remember(webhook: Webhook, rearm = false): void {
         const expiresMs = Date.parse(webhook.expiresAt);
-        if (typeof webhook.id === 'string' && Number.isFinite(expiresMs)) this.byId.set(webhook.id, { webhook, expiresMs });
-    }
-
-    private persist(): Promise<void> {
-        return this.registry.save([...this.byId.values()].map((w) => w.webhook));
+        if (typeof webhook.id !== 'string' || !Number.isFinite(expiresMs)) return;
+        const entry: ActiveWebhook = { webhook, expiresMs };
+        const response = webhook.response ?? undefined;
+        if (response) {
+            // The sequence position carries over unless the answer itself changed.
+            const previous = this.byId.get(webhook.id)?.answer;
+            entry.answer = !rearm && previous && JSON.stringify(previous.spec) === JSON.stringify(response) ? previous : new AnswerPlan(response, this.random);
+        }
+        this.byId.set(webhook.id, entry);
     }
 }

@@ -58,13 +58,13 @@ describe('webhook lifecycle', () => {
             assert.equal((await svc.fetch(`/logs/${logId}/payload`)).status, 404);
             assert.equal(svc.deps.store.webhookOf(logId), svc.webhookId, 'the row remains');
 
-            // The periodic cleanup drops it from the persisted registry.
-            const registry = await waitFor(async () => {
-                const stored = (await import('node:fs/promises')).readFile(`${svc.dir}/key_value_stores/default/WEBHOOKS.json`, 'utf8');
-                const list2 = JSON.parse(await stored) as { id: string }[];
-                return list2.length === 0 ? list2 : undefined;
+            // The periodic cleanup deletes its record (one per webhook) from the store.
+            const records = await waitFor(async () => {
+                const files = await (await import('node:fs/promises')).readdir(`${svc.dir}/key_value_stores/default`);
+                const left = files.filter((f) => f.startsWith('webhook-'));
+                return left.length === 0 ? left : undefined;
             });
-            assert.deepEqual(registry, []);
+            assert.deepEqual(records, []);
             const ready = await svc.fetch('/ready');
             assert.equal(ready.status, 503, 'no active webhooks left');
         } finally {

@@ -2,14 +2,19 @@ import type { Clock } from '../../lib/clock.js';
 import type { Step } from '../context.js';
 
 /**
- * Step 11: `responseDelayMs` holds the answer after the event is committed, so processingTime
+ * Step 11: the response delay holds the answer after the event is committed, so processingTime
  * excludes it and the capture is visible (list, live feed) while the sender waits. A request
- * stopped by an earlier step (413, 400, 422) is answered without the delay.
+ * stopped by an earlier step (413, 400, 422) is answered without the delay. A webhook's own
+ * answer sets its delay (`delayMs`) for that webhook only; otherwise `responseDelayMs` applies.
  */
 export function createDelayResponse(ms: number, clock: Clock): Step {
-    if (ms <= 0) return () => undefined;
-    const hold = (): Promise<void> => clock.sleep(ms);
+    const hold = ms > 0 ? (): Promise<void> => clock.sleep(ms) : undefined;
     return (ctx) => {
-        ctx.beforeAnswer = hold;
+        const own = ctx.picked?.answer.delayMs;
+        if (own === undefined) {
+            if (hold) ctx.beforeAnswer = hold;
+        } else if (own > 0) {
+            ctx.beforeAnswer = () => clock.sleep(own);
+        }
     };
 }

@@ -71,6 +71,11 @@ export class KvBlobStore implements BlobStore {
         return this.spool.read(key);
     }
 
+    async delete(key: string): Promise<void> {
+        await this.spool.delete(key);
+        await this.kvs.setValue(key, null);
+    }
+
     private async upload(key: string, contentType: string): Promise<void> {
         const file = join(this.spoolDir, `${key}.bin`);
         for (let attempt = 1; ; attempt++) {

@@ -45,6 +45,11 @@ export class FileBlobStore implements BlobStore {
         };
     }
 
+    async delete(key: string): Promise<void> {
+        if (!SAFE_KEY.test(key)) return;
+        for (const dir of this.legacyDir === undefined ? [this.dir] : [this.dir, this.legacyDir]) await rm(join(dir, `${key}.bin`), { force: true });
+    }
+
     async read(key: string): Promise<{ stream: NodeJS.ReadableStream & import('node:stream').Readable; size: number }> {
         if (!SAFE_KEY.test(key)) throw new NotFoundError(`Payload '${key}' not found`);
         for (const dir of this.legacyDir === undefined ? [this.dir] : [this.dir, this.legacyDir]) {

@@ -183,6 +183,17 @@ export class SqliteEventStore implements EventStore {
         });
     }
 
+    async deleteEvents(ids: readonly string[]): Promise<{ deleted: number; blobKeys: string[] }> {
+        if (ids.length === 0) return { deleted: 0, blobKeys: [] };
+        const reply = await this.writer.request({ op: 'delete', ids: [...ids] });
+        return { deleted: reply.deleted ?? 0, blobKeys: reply.blobKeys ?? [] };
+    }
+
+    async reclaimSpace(pages: number): Promise<number> {
+        const reply = await this.writer.request({ op: 'vacuum', pages });
+        return reply.freePages ?? 0;
+    }
+
     async markExported(seq: number, sinkPosition?: string): Promise<void> {
         await this.writer.request(sinkPosition === undefined ? { op: 'exported', upToSeq: seq } : { op: 'exported', upToSeq: seq, sinkPosition });
     }

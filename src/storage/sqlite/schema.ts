@@ -68,6 +68,10 @@ CREATE TABLE IF NOT EXISTS forward_backlog (seq INTEGER PRIMARY KEY, event_id TE
 
 /** Opens the schema on the single writer connection: WAL, the commit durability, tables and indexes. */
 export function prepareWriter(db: Database, sync: SyncMode): void {
+    // Deleted captures free pages; INCREMENTAL lets the writer give them back to the file system in
+    // small steps (writer-delete.ts). It only takes effect on a database created with it (before any
+    // table); an older file keeps reusing its free pages for new captures instead.
+    db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordForward, recordId, recordParams, type EventRecord } from './rows.js';
 import type { SyncMode } from '../event-store.js';
 import { prepareWriter, REPLAY_HISTORY, SINK_POSITION_KEY, syncModeOf } from './schema.js';
+import { deleter } from './writer-delete.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */
@@ -23,9 +24,10 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
     const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    const insertReplay = db.prepare('INSERT INTO replays (event_id, data) VALUES (?, ?)');
+    const insertReplay = db.prepare('INSERT INTO replays (event_id, data) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)');
     const trimReplays = db.prepare(`DELETE FROM replays WHERE event_id = @id AND id <= (SELECT id FROM replays WHERE event_id = @id ORDER BY id DESC LIMIT 1 OFFSET ${REPLAY_HISTORY})`);
-    const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) VALUES (?, ?) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
+    // An outcome or a replay that ends after its event was deleted is not kept.
+    const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
     const insertBacklog = db.prepare('INSERT INTO forward_backlog (seq, event_id, exact) VALUES (?, ?, ?)');
     const deleteBacklog = db.prepare('DELETE FROM forward_backlog WHERE event_id = ?');
 
@@ -39,6 +41,7 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
         if (!exported && forward !== null) insertBacklog.run(seq, recordId(record), forward);
         return seq;
     };
+    const remove = deleter(db);
     const apply = (req: WriterRequest): WriterReply => {
         switch (req.op) {
             case 'append': {
@@ -72,6 +75,10 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
                     deleteBacklog.run(id);
                 }
                 return { batch: req.batch };
+            case 'delete':
+                return { batch: req.batch, ...remove.events(req.ids) };
+            case 'vacuum':
+                return { batch: req.batch, freePages: remove.vacuum(req.pages) };
             case 'describe':
                 return { batch: req.batch, durability: syncModeOf(db) };
             case 'close':

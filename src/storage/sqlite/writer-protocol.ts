@@ -14,6 +14,10 @@ export type WriterRequest =
     | { op: 'replay'; batch: number; eventId: string; data: string }
     /** Final forwarding outcomes, [eventId, outcomeJson]: stored apart from the row, and each takes its event off the forwarding backlog. */
     | { op: 'forwards'; batch: number; rows: [string, string][] }
+    /** Deletes events with everything kept for them (body, outbox and backlog entries, replays, forwarding outcome). */
+    | { op: 'delete'; batch: number; ids: string[] }
+    /** Gives up to `pages` free pages back to the file system (auto_vacuum=INCREMENTAL databases). */
+    | { op: 'vacuum'; batch: number; pages: number }
     /** Reports the writer's settings as SQLite has them. */
     | { op: 'describe'; batch: number }
     | { op: 'close'; batch: number };
@@ -26,6 +30,11 @@ export interface WriterReply {
     inserted?: number;
     /** For append: the position (seq) of the last event inserted. */
     lastSeq?: number;
+    /** For delete: how many events were deleted, and the blob keys their payloads may sit under. */
+    deleted?: number;
+    blobKeys?: string[];
+    /** For vacuum: the free pages left. */
+    freePages?: number;
     /** For describe: the commit durability in effect. */
     durability?: SyncMode | 'other';
 }

@@ -1,0 +1,19 @@
+import type { Webhook } from './types.js';
+
+/**
+ * Where webhooks persist, one record per webhook: the local key-value store under the storage
+ * folder, or the named key-value store on the platform (shared by every run of the actor). A
+ * shared database can implement the same interface later.
+ */
+export interface WebhookStore {
+    /** Every stored webhook, expired ones included; empty on a first start. */
+    list(): Promise<Webhook[]>;
+    /** One webhook, or undefined when none has this id. */
+    get(id: string): Promise<Webhook | undefined>;
+    /** Stores a new webhook. */
+    create(webhook: Webhook): Promise<void>;
+    /** Replaces a stored webhook (its `updatedAt` is the newer one). */
+    update(webhook: Webhook): Promise<void>;
+    /** Removes a webhook; removing an unknown one is not an error. */
+    delete(id: string): Promise<void>;
+}

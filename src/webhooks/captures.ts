@@ -1,0 +1,74 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import type { Logger } from '../lib/log.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { EventStore } from '../storage/event-store.js';
+import type { CursorPosition, Filter } from '../storage/query-types.js';
+
+/** What deleting captures needs. */
+export interface CaptureDeps {
+    store: EventStore;
+    blobs: BlobStore;
+    log: Logger;
+}
+
+/**
+ * Events per writer commit. The writer commits a deletion together with the appends that arrive
+ * meanwhile, so a batch must stay short: 100 keeps the ingest p99 during a 100,000-capture delete
+ * under 50 ms (bench/bulk-delete.mjs).
+ */
+export const DELETE_BATCH = 100;
+/** Ids read per query page while deleting. */
+const PAGE = 2000;
+/** Free pages given back per writer commit (4 KB each). */
+const RECLAIM_PAGES = 512;
+
+/** Deletes captures by id, in batches, with their payloads. Resolves with how many existed. */
+export async function deleteCapturesById(deps: CaptureDeps, ids: readonly string[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+        const result = await deps.store.deleteEvents(ids.slice(i, i + DELETE_BATCH));
+        deleted += result.deleted;
+        for (const key of result.blobKeys) await deps.blobs.delete(key).catch((error: unknown) => deps.log.warn('could not delete a payload', { key, error: String(error) }));
+        // Capture goes first: the next batch waits for a turn of the event loop.
+        await turn();
+    }
+    return deleted;
+}
+
+/**
+ * Deletes every capture matching `filters` (those of GET /logs) when the call starts, newest first,
+ * paging the ids through the query pool and deleting them in small writer commits; then gives the
+ * freed space back in the background.
+ */
+export async function deleteMatching(deps: CaptureDeps, filters: Filter[]): Promise<number> {
+    let cursor: CursorPosition | null = null;
+    let deleted = 0;
+    for (;;) {
+        const page = await deps.store.query({ filters, sort: [{ field: 'timestamp', dir: 'desc' }], limit: PAGE, offset: 0, cursor });
+        deleted += await deleteCapturesById(deps, page.items.map((item) => item.id));
+        if (!page.next || page.items.length === 0) break;
+        cursor = page.next;
+    }
+    if (deleted > 0) reclaimSpace(deps);
+    return deleted;
+}
+
+const reclaiming = new WeakSet<EventStore>();
+
+/** Gives free pages back to the file system, a few at a time, until none are left (or none can be). */
+export function reclaimSpace(deps: CaptureDeps): void {
+    if (reclaiming.has(deps.store)) return;
+    reclaiming.add(deps.store);
+    void (async () => {
+        let left = Infinity;
+        for (;;) {
+            const now = await deps.store.reclaimSpace(RECLAIM_PAGES);
+            // A database created before auto_vacuum=INCREMENTAL keeps its free pages for new captures.
+            if (now === 0 || now >= left) break;
+            left = now;
+            await turn();
+        }
+    })()
+        .catch((error: unknown) => deps.log.warn('could not give free database pages back', { error: String(error) }))
+        .finally(() => reclaiming.delete(deps.store));
+}
