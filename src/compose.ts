@@ -159,7 +159,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const metrics = new Metrics();
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
-    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, ...options.live });
+    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
     const forwarder = createForwarder({ config, store, blobs, clock, log, metrics });
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,

@@ -31,6 +31,8 @@ export interface EnvConfig {
     storageSync: StorageSync;
     /** Raw JSON of the `INPUT` override, if any. */
     inputOverride: string | undefined;
+    /** The container's memory in MB (ACTOR_MEMORY_MBYTES, 1024 when unset): the memory budget derives from it. */
+    memoryMbytes: number;
 }
 
 /** The durability modes of STORAGE_SYNC. */
@@ -67,6 +69,8 @@ export function readEnv(env: Env = process.env): EnvConfig {
             return true;
         }
     });
+    const memoryMbytes = Number(env.ACTOR_MEMORY_MBYTES || 1024);
+    if (!(memoryMbytes > 0)) throw new ConfigError('ACTOR_MEMORY_MBYTES: must be a positive number of MB');
     if (badCidr !== undefined) throw new ConfigError(`SSRF_ALLOWLIST: "${badCidr}" is not an IP address or CIDR block`);
     return {
         port,
@@ -79,5 +83,6 @@ export function readEnv(env: Env = process.env): EnvConfig {
         ingestLimitPerMinute: env.INGEST_RATE_LIMIT_PER_MINUTE ? Number(env.INGEST_RATE_LIMIT_PER_MINUTE) : undefined,
         storageSync,
         inputOverride: env.INPUT,
+        memoryMbytes,
     };
 }

@@ -1,5 +1,6 @@
 import type { EnvConfig } from './env.js';
 import type { InputConfig } from './input.js';
+import { memoryBudget, type MemoryBudget } from '../memory/budget.js';
 
 export type { EnvConfig } from './env.js';
 export type { InputConfig, SignatureConfig } from './input.js';
@@ -20,6 +21,8 @@ export interface Config {
     readonly forwardQueue: number;
     /** How forwards go out while capture is flooded (forwarder.ts): a trickle, so capture keeps the CPU. */
     readonly forwardInFlood: Readonly<FloodPacing>;
+    /** The memory budget every path draws on, from ACTOR_MEMORY_MBYTES (src/memory/budget.ts). */
+    readonly memory: MemoryBudget;
 }
 
 /** Forwards started during a flood: at most `inFlight` at once, and one every `everyMs`. */
@@ -44,7 +47,7 @@ export interface SlowSenderTimeouts {
 export const DEFAULT_TIMEOUTS: Readonly<SlowSenderTimeouts> = Object.freeze({ headersMs: 20_000, requestMs: 600_000, bodyIdleMs: 30_000, checkIntervalMs: 1_000 });
 
 /** Test hooks for values that are otherwise fixed. */
-export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue' | 'forwardInFlood'>> & { timeouts?: Partial<SlowSenderTimeouts> };
+export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue' | 'forwardInFlood' | 'memory'>> & { timeouts?: Partial<SlowSenderTimeouts> };
 
 /** Combines validated input and env into the frozen Config. */
 export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: ConfigOverrides = {}): Config {
@@ -56,5 +59,6 @@ export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig
         ingestLimitPerMinute: overrides.ingestLimitPerMinute ?? env.ingestLimitPerMinute ?? 10_000,
         forwardQueue: overrides.forwardQueue ?? 10_000,
         forwardInFlood: Object.freeze(overrides.forwardInFlood ?? { inFlight: 1, everyMs: 100 }),
+        memory: overrides.memory ?? memoryBudget(env.memoryMbytes),
     });
 }

@@ -130,9 +130,11 @@ export function takeFormat(search: URLSearchParams): { format: 'json' | 'har'; s
     return { format, search: rest };
 }
 
-// Entries are read and written in batches, yielding between them, so a 10,000-event export neither
-// holds the event loop nor holds every body in memory at once.
-const BATCH = 100;
+// Entries are written one by one as they are read, and a batch ends by bytes, not by a count of
+// events: once what the client has not read yet passes the memory budget's batch (1 MB in a 512 MB
+// container), the export waits for it to drain before it reads the next body. A 10,000-event export
+// neither holds the event loop nor more than one batch of bodies, however large they are.
+const YIELD_EVERY = 100;
 
 /**
  * GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. `signal`
@@ -142,6 +144,7 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
     const { query } = parseLogsRequest(search);
     const page = await deps.store.query(query, signal);
     const base = deps.baseUrl();
+    const batchBytes = deps.config.memory.batchBytes;
     // Entries of expired webhooks are not served by /logs/:id either, so they are not exported.
     const ids = page.items.filter((item) => deps.webhooks.getActive(item.webhookId)).map((item) => item.id);
     res.writeHead(200, {
@@ -150,31 +153,38 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
     });
     const head = { version: '1.2', creator: { name: 'webhook-debugger', version: deps.version }, pages: [] };
     const open = JSON.stringify({ log: head }).slice(0, -2);
-    await write(res, `${open},"entries":[`);
+    res.write(`${open},"entries":[`);
     let first = true;
-    for (let i = 0; i < ids.length; i += BATCH) {
+    let sinceYield = 0;
+    for (const id of ids) {
         if (signal.aborted || res.destroyed) return;
-        const chunk: string[] = [];
-        for (const id of ids.slice(i, i + BATCH)) {
-            try {
-                const { entry, body } = deps.store.getExportRecord(id);
-                chunk.push(JSON.stringify(harEntry(entry, body, base)));
-            } catch (error) {
-                // An event removed since the query ran is simply not exported.
-                if (!(error instanceof Error && error.name === 'NotFoundError')) throw error;
-            }
+        const text = entryText(deps, id, base);
+        if (text === undefined) continue;
+        res.write(first ? text : `,${text}`);
+        first = false;
+        if (res.writableLength >= batchBytes) await drained(res);
+        else if (++sinceYield >= YIELD_EVERY) {
+            sinceYield = 0;
+            await new Promise((r) => setImmediate(r));
         }
-        if (chunk.length) {
-            await write(res, `${first ? '' : ','}${chunk.join(',')}`);
-            first = false;
-        }
-        await new Promise((r) => setImmediate(r));
     }
     res.end(']}}');
 }
 
-function write(res: ServerResponse, text: string): Promise<void> {
-    if (res.write(text) || res.destroyed) return Promise.resolve();
+/** One event as HAR entry JSON; undefined when it was removed since the query ran (it is simply not exported). */
+function entryText(deps: AppDeps, id: string, base: string): string | undefined {
+    try {
+        const { entry, body } = deps.store.getExportRecord(id);
+        return JSON.stringify(harEntry(entry, body, base));
+    } catch (error) {
+        if (error instanceof Error && error.name === 'NotFoundError') return undefined;
+        throw error;
+    }
+}
+
+/** Resolves once the client has read what is buffered (or has gone). */
+function drained(res: ServerResponse): Promise<void> {
+    if (res.destroyed || res.writableLength === 0) return Promise.resolve();
     return new Promise((resolve) => {
         const done = (): void => {
             res.off('drain', done);

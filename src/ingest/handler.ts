@@ -60,7 +60,7 @@ async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     } catch (error) {
         deps.metrics.storageFailures++;
         deps.log.error('event could not be stored', { requestId: ctx.requestId, error: String(error) });
-        sendError(ctx.res, new AppError(503, 'The event could not be stored; retry the delivery'), ctx.requestId);
+        sendError(ctx.res, new AppError(503, 'The event could not be stored; retry the delivery', {}, { 'Retry-After': '30' }), ctx.requestId);
         return;
     }
     deps.metrics.recordIngest(event.statusCode, processingTime);

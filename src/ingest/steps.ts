@@ -12,6 +12,7 @@ import { createRunScript } from './steps/run-script.js';
 import { createDelayResponse } from './steps/delay-response.js';
 import { createForward } from './steps/forward.js';
 import { signatureSettingsOf } from '../config/pipeline.js';
+import { BytePool } from '../memory/byte-pool.js';
 
 /**
  * The ingest pipeline in SPEC.md's order. Steps 1–4 refuse without storing; from step 5 on the
@@ -25,7 +26,8 @@ export function buildSteps(deps: IngestDeps): Step[] {
         createCheckIp(input.allowedIps),
         createAuthenticate(input.authKey),
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
-        createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs),
+        // Request bodies held in memory draw on their share of the memory budget; the rest spill to disk.
+        createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes)),
         prepareResponse,
         createParseJson(input.enableJSONParsing),
         createValidateSchema(input.jsonSchema),

@@ -3,7 +3,8 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { NewEvent } from '../storage/types.js';
-import { liveEntry, truncateBody } from './entry.js';
+import { liveEntry } from './entry.js';
+import { frameOf, resume } from './resume.js';
 
 /** Limits of the live feed; the defaults are the spec's. */
 export interface LiveOptions {
@@ -15,6 +16,8 @@ export interface LiveOptions {
     maxBufferedBytes: number;
     /** Missed events sent on a Last-Event-ID resume. */
     resumeLimit: number;
+    /** Unread bytes a resume leaves in a client's socket before it waits for the reader (the memory budget's batch). */
+    resumeBatchBytes?: number;
 }
 
 /** The spec's limits, and a buffer of 4 MB (several seconds of frames at 1,000 events/s). */
@@ -22,6 +25,8 @@ export const LIVE_DEFAULTS: LiveOptions = { maxClients: 100, heartbeatMs: 30_000
 
 interface Client {
     res: ServerResponse;
+    /** True while a Last-Event-ID resume pages from storage: live frames wait in storage, not in memory. */
+    resuming: boolean;
     /** Ids already sent from storage on resume, so their live frames are not sent twice. */
     resumed: Set<string> | undefined;
 }
@@ -35,7 +40,6 @@ export const SSE_HEADERS = {
     'X-Accel-Buffering': 'no',
 };
 
-const frameOf = (id: string, data: unknown): string => `id: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * The live feed: the ingest handler publishes each committed event; every connected client gets
@@ -72,29 +76,34 @@ export class LiveHub {
     }
 
     /**
-     * Starts a stream on `res`: `: connected`, then (with `lastEventId`) what was missed, from storage
-     * in capture order, then live frames. Throws 503 when the client limit is reached.
+     * Starts a stream on `res`: `: connected`, then (with `lastEventId`) what was missed, paged from
+     * storage in capture order at the pace the client reads (resume.ts), then live frames. Throws 503
+     * when the client limit is reached.
      */
     connect(res: ServerResponse, lastEventId: string | undefined): void {
         this.assertRoom();
         res.socket?.setNoDelay(true);
         res.writeHead(200, SSE_HEADERS);
-        let opening = ': connected\n\n';
-        const client: Client = { res, resumed: undefined };
-        if (lastEventId !== undefined && lastEventId !== '') {
-            // Read synchronously, so no event can be published between this read and the registration below.
-            const missed = this.store.entriesAfter(lastEventId, this.options.resumeLimit + 1);
-            if (missed === undefined || missed.length > this.options.resumeLimit) opening += ': resume incomplete, page /logs\n\n';
-            const sent = (missed ?? []).slice(0, this.options.resumeLimit);
-            client.resumed = new Set(sent.map((e) => e.id));
-            const base = this.baseUrl();
-            for (const entry of sent) opening += frameOf(entry.id, truncateBody(entry, base));
-            // Frames already queued for this turn and already sent from storage must not repeat.
-            for (const p of this.pending) client.resumed.add(p.id);
-        }
+        const resuming = lastEventId !== undefined && lastEventId !== '';
+        const client: Client = { res, resuming, resumed: undefined };
         this.clients.add(client);
         res.on('close', () => this.clients.delete(client));
-        this.write(client, opening);
+        this.write(client, ': connected\n\n');
+        if (!resuming) return;
+        const { maxBufferedBytes, resumeLimit, resumeBatchBytes = 1024 * 1024 } = this.options;
+        // The resume never fills more than a quarter of the slow-reader allowance, so the live frames
+        // that follow it are not cut for a backlog the resume itself left in the socket.
+        const slackBytes = Math.max(64 * 1024, Math.min(resumeBatchBytes, Math.floor(maxBufferedBytes / 4)));
+        const goLive = (sent: Set<string>): void => {
+            // Frames already queued for this turn were committed, so storage sent them (or, past the limit, skipped them).
+            for (const p of this.pending) sent.add(p.id);
+            client.resumed = sent;
+            client.resuming = false;
+        };
+        resume(res, lastEventId, { store: this.store, baseUrl: this.baseUrl(), limit: resumeLimit, slackBytes, goLive }).catch((error: unknown) => {
+            this.log.warn('live-stream resume failed', { error: String(error) });
+            res.destroy();
+        });
     }
 
     /** Throws the spec's 503 when no client slot is free. */
@@ -119,6 +128,8 @@ export class LiveHub {
         // Encoded once for every client, not once per write.
         const all = Buffer.from(pending.length === 1 ? pending[0]!.frame : pending.map((p) => p.frame).join(''), 'utf8');
         for (const client of this.clients) {
+            // A resuming client reads these from storage when its resume gets to them.
+            if (client.resuming) continue;
             if (client.resumed === undefined) {
                 this.write(client, all);
                 continue;
@@ -134,7 +145,7 @@ export class LiveHub {
 
     private broadcast(text: string): void {
         const bytes = Buffer.from(text, 'utf8');
-        for (const client of this.clients) this.write(client, bytes);
+        for (const client of this.clients) if (!client.resuming) this.write(client, bytes);
     }
 
     private write(client: Client, text: string | Buffer): void {

@@ -54,8 +54,12 @@ export interface EventStore {
     importEvents(events: NewEvent[]): Promise<number>;
     /** The full entry. Throws NotFoundError when no event has this id. */
     getEntry(id: string): LogEntry;
-    /** Up to `limit` full entries committed after event `id`, in capture order; undefined when `id` is unknown. */
-    entriesAfter(id: string, limit: number): LogEntry[] | undefined;
+    /**
+     * Up to `limit` full entries committed after event `id`, in capture order; undefined when `id` is
+     * unknown. With `bodyLimit`, a body larger than that many bytes is not read (its entry carries
+     * no body: the caller sends a reference instead).
+     */
+    entriesAfter(id: string, limit: number, bodyLimit?: number): LogEntry[] | undefined;
     /** Records a replay of an event (kept: the latest 50). Resolves once committed. */
     recordReplay(eventId: string, record: ReplayRecord): Promise<void>;
     /** Records final forwarding outcomes (the latest per event wins), taking each event off the forwarding backlog. */

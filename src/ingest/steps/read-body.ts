@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { BlobWriter } from '../../storage/blob-store.js';
 import type { ReceivedBody, Step } from '../context.js';
 import { payloadKey } from '../../storage/blob-store.js';
+import { BytePool } from '../../memory/byte-pool.js';
 
 /** The sender went away before the body was complete; there is nobody to answer. */
 export class ClientAbortedError extends Error {
@@ -19,6 +20,13 @@ const DISCARD_GRACE_MS = 10_000;
 
 const tooLarge = (max: number, received: number): AppError =>
     new AppError(413, `Payload exceeds the maximum of ${max} bytes`, { limit: max, received });
+
+/** How long a sender should wait before trying again after the payload store refused a write. */
+const RETRY_AFTER_S = '30';
+
+/** The payload store could not take the body (disk full, store unreachable): nothing is kept, the sender retries. */
+const notStored = (received: number): AppError =>
+    new AppError(503, 'The payload could not be stored; retry the delivery', { received }, { 'Retry-After': RETRY_AFTER_S });
 
 const stalled = (idleMs: number, received: number): AppError =>
     new AppError(408, `Request body timed out: no data for ${idleMs / 1000} s`, { received }, { Connection: 'close' });
@@ -57,12 +65,16 @@ function linger(req: IncomingMessage): Promise<void> {
 
 /**
  * Step 5: reads the body while counting it. Above `max` it stops at once with 413 (a declared
- * Content-Length is refused before reading); above `threshold` it streams to the blob store
- * with backpressure, so a large upload is never held whole in memory. A sender that pauses for
- * `idleMs` (slowloris) is answered 408 and the connection closed; the request is stored with that
- * status and the byte count, without the partial body.
+ * Content-Length is refused before reading). A body is held in memory only while its bytes fit in
+ * `pool`, the request bodies' share of the memory budget (taken whole up front when the length is
+ * declared, chunk by chunk when it is not); above `threshold`, or once the pool has no room, it
+ * streams to the blob store with backpressure, so memory never grows with the number of senders.
+ * The pool's bytes are given back when the answer is out. When the blob store cannot take the
+ * body (disk full) the sender gets 503 with Retry-After and no partial blob is left.
+ * A sender that pauses for `idleMs` (slowloris) is answered 408 and the connection closed; the
+ * request is stored with that status and the byte count, without the partial body.
  */
-export function createReadBody(max: number, threshold: number, idleMs = 0): Step {
+export function createReadBody(max: number, threshold: number, idleMs = 0, pool = new BytePool(Number.MAX_SAFE_INTEGER)): Step {
     return async (ctx) => {
         ctx.capturing = true;
         const declared = Number(ctx.req.headers['content-length']);
@@ -75,23 +87,52 @@ export function createReadBody(max: number, threshold: number, idleMs = 0): Step
         }
         const blobKey = payloadKey(ctx.logId);
         const openBlob = (): Promise<BlobWriter> => ctx.deps.blobs.create(blobKey, String(ctx.req.headers['content-type'] ?? ''));
+        let held = 0;
+        const memory: Reservation = {
+            take: (bytes) => {
+                if (!pool.tryTake(bytes)) return false;
+                held += bytes;
+                return true;
+            },
+            giveBack: () => {
+                pool.give(held);
+                held = 0;
+            },
+        };
+        // Whatever happens next, the bytes go back once this request is over.
+        ctx.res.once('close', memory.giveBack);
+        const refuse = (reason: string) => (size: number): void => {
+            ctx.meta.rejected = reason;
+            ctx.body = { kind: 'empty', size };
+            discardRest(ctx.req, ctx.res);
+        };
         try {
-            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs }, (size) => {
-                ctx.meta.rejected = 'payload too large';
-                ctx.body = { kind: 'empty', size };
-                discardRest(ctx.req, ctx.res);
-            }, (size) => {
-                ctx.meta.rejected = 'body timeout';
-                ctx.body = { kind: 'empty', size };
-                // The rest is never read: the connection goes once the 408 is out (or now, if it never is).
-                ctx.res.once('finish', () => ctx.req.socket.destroy()).once('close', () => ctx.req.socket.destroy());
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory }, {
+                tooLarge: refuse('payload too large'),
+                notStored: refuse('payload not stored'),
+                stalled: (size) => {
+                    ctx.meta.rejected = 'body timeout';
+                    ctx.body = { kind: 'empty', size };
+                    // The rest is never read: the connection goes once the 408 is out (or now, if it never is).
+                    ctx.res.once('finish', () => ctx.req.socket.destroy()).once('close', () => ctx.req.socket.destroy());
+                },
             });
+            if (ctx.body.kind === 'offloaded' && ctx.body.size <= threshold) ctx.meta.offloaded = 'memory budget';
         } catch (error) {
-            // A refused upload is drained for a while so its sender reads the 413; a stalled one is not.
-            if (ctx.meta.rejected === 'payload too large') await linger(ctx.req);
+            memory.giveBack();
+            // A refused upload is drained for a while so its sender reads the answer; a stalled one is not.
+            if (ctx.meta.rejected === 'payload too large' || ctx.meta.rejected === 'payload not stored') await linger(ctx.req);
             throw error;
         }
     };
+}
+
+/** The bytes one request holds of the body pool. */
+interface Reservation {
+    /** Takes more; false when the pool has no room. */
+    take(bytes: number): boolean;
+    /** Gives back everything taken so far. */
+    giveBack(): void;
 }
 
 interface ReceiveOptions {
@@ -101,9 +142,20 @@ interface ReceiveOptions {
     openBlob: () => Promise<BlobWriter>;
     /** The longest pause between two chunks; 0 for none. */
     idleMs: number;
+    /** The declared Content-Length (NaN when chunked). */
+    declared: number;
+    memory: Reservation;
 }
 
-function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idleMs }: ReceiveOptions, onTooLarge: (size: number) => void, onStalled: (size: number) => void): Promise<ReceivedBody> {
+/** What receive reports before it rejects, so the step can record the reason. */
+interface ReceiveEvents {
+    tooLarge(size: number): void;
+    notStored(size: number): void;
+    stalled(size: number): void;
+}
+
+function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvents): Promise<ReceivedBody> {
+    const { max, threshold, blobKey, openBlob, idleMs, declared, memory } = options;
     return new Promise<ReceivedBody>((resolve, reject) => {
         let chunks: Buffer[] = [];
         let size = 0;
@@ -113,6 +165,9 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idle
         // Paused by us while the disk catches up: that pause is not the sender's.
         let spilling = 0;
         const idle = idleMs > 0 ? setTimeout(onIdle, idleMs) : undefined;
+        // A declared length that fits goes to memory (taken whole now) or straight to disk; otherwise chunk by chunk.
+        const known = Number.isInteger(declared) && declared > 0 && declared <= threshold;
+        if (known && !memory.take(declared)) writer = openBlob();
 
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
             if (done) return;
@@ -124,6 +179,12 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idle
                 reject(error);
             } else resolve(body!);
         };
+        const storeFailed = (error: unknown): void => {
+            if (done) return;
+            if (error instanceof AppError) return finish(error);
+            on.notStored(size);
+            finish(notStored(size));
+        };
         const spill = (chunk: Buffer): void => {
             // One chunk in flight at a time: the socket waits while the disk catches up.
             req.pause();
@@ -134,30 +195,33 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idle
                     idle?.refresh();
                     if (!done) req.resume();
                 },
-                (error: Error) => finish(error),
+                storeFailed,
             );
+        };
+        const startSpill = (): void => {
+            writer = openBlob();
+            const buffered = chunks;
+            chunks = [];
+            for (const c of buffered) spill(c);
+            // The buffered chunks are on their way to disk; the pool's bytes are free for other bodies.
+            memory.giveBack();
         };
         function onIdle(): void {
             if (spilling > 0) return void idle!.refresh();
-            onStalled(size);
+            on.stalled(size);
             finish(stalled(idleMs, size));
         }
         function onData(chunk: Buffer): void {
             idle?.refresh();
             size += chunk.length;
             if (size > max) {
-                onTooLarge(size);
+                on.tooLarge(size);
                 finish(tooLarge(max, size));
                 return;
             }
             if (writer) return spill(chunk);
             chunks.push(chunk);
-            if (size > threshold) {
-                writer = openBlob();
-                const buffered = chunks;
-                chunks = [];
-                for (const c of buffered) spill(c);
-            }
+            if (size > threshold || (!known && !memory.take(chunk.length))) startSpill();
         }
         function onEnd(): void {
             clearTimeout(idle);
@@ -170,10 +234,7 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idle
             writing
                 .then(() => blob)
                 .then((w) => w.commit())
-                .then(
-                    () => finish(undefined, { kind: 'offloaded', size, blobKey }),
-                    (error: Error) => finish(error),
-                );
+                .then(() => finish(undefined, { kind: 'offloaded', size, blobKey }), storeFailed);
         }
         function onAbort(): void {
             finish(new ClientAbortedError());
@@ -183,5 +244,6 @@ function receive(req: IncomingMessage, { max, threshold, blobKey, openBlob, idle
         }
         // An abort shows as 'close' before the body completed (and as 'error' when one is emitted).
         req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onClose);
+        if (writer) writer.catch(storeFailed);
     });
 }

@@ -50,7 +50,13 @@ export class KvBlobStore implements BlobStore {
             abort: () => local.abort(),
             commit: async () => {
                 const size = await local.commit();
-                await this.upload(key, contentType || 'application/octet-stream');
+                try {
+                    await this.upload(key, contentType || 'application/octet-stream');
+                } catch (error) {
+                    // The capture is refused: no spool copy may outlive it as a payload nobody stored.
+                    await rm(join(this.spoolDir, `${key}.bin`), { force: true }).catch(() => undefined);
+                    throw error;
+                }
                 return size;
             },
         };

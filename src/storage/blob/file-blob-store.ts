@@ -29,7 +29,13 @@ export class FileBlobStore implements BlobStore {
         };
         return {
             write: async (chunk) => {
-                await handle.write(chunk);
+                // A nearly full disk takes part of a write and refuses the rest only on the next
+                // call: a short write is carried on, never taken for the whole chunk.
+                for (let offset = 0; offset < chunk.length; ) {
+                    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+                    if (bytesWritten <= 0) throw Object.assign(new Error('no space left for the payload'), { code: 'ENOSPC' });
+                    offset += bytesWritten;
+                }
                 written += chunk.length;
             },
             commit: async () => {

@@ -91,11 +91,12 @@ export class SqliteEventStore implements EventStore {
         return this.withReplays(rowToEntry(row, this.bodyRowOf(row)));
     }
 
-    entriesAfter(id: string, limit: number): LogEntry[] | undefined {
+    entriesAfter(id: string, limit: number, bodyLimit = Infinity): LogEntry[] | undefined {
         const seq = this.statements.seqOf.get(id) as number | undefined;
         if (seq === undefined) return undefined;
         const rows = this.statements.after.all(seq, limit) as EventRow[];
-        return rows.map((row) => this.withReplays(rowToEntry(row, this.bodyRowOf(row))));
+        // A body over bodyLimit is never loaded: a live-stream resume sends a reference for it.
+        return rows.map((row) => this.withReplays(rowToEntry(row, row.size > bodyLimit ? undefined : this.bodyRowOf(row))));
     }
 
     async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
