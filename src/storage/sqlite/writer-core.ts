@@ -24,10 +24,10 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
     const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    const insertReplay = db.prepare('INSERT INTO replays (event_id, data) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)');
+    const insertReplay = db.prepare('INSERT INTO replays (event_id, data) SELECT @id, @data WHERE EXISTS (SELECT 1 FROM events WHERE id = @id)');
     const trimReplays = db.prepare(`DELETE FROM replays WHERE event_id = @id AND id <= (SELECT id FROM replays WHERE event_id = @id ORDER BY id DESC LIMIT 1 OFFSET ${REPLAY_HISTORY})`);
     // An outcome or a replay that ends after its event was deleted is not kept.
-    const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
+    const upsertForward = db.prepare('INSERT INTO forwards (event_id, data) SELECT @id, @data WHERE EXISTS (SELECT 1 FROM events WHERE id = @id) ON CONFLICT(event_id) DO UPDATE SET data = excluded.data');
     const insertBacklog = db.prepare('INSERT INTO forward_backlog (seq, event_id, exact) VALUES (?, ?, ?)');
     const deleteBacklog = db.prepare('DELETE FROM forward_backlog WHERE event_id = ?');
 
@@ -66,12 +66,12 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
                 setMeta.run(req.key, req.value);
                 return { batch: req.batch };
             case 'replay':
-                insertReplay.run(req.eventId, req.data);
+                insertReplay.run({ id: req.eventId, data: req.data });
                 trimReplays.run({ id: req.eventId });
                 return { batch: req.batch };
             case 'forwards':
                 for (const [id, data] of req.rows) {
-                    upsertForward.run(id, data);
+                    upsertForward.run({ id, data });
                     deleteBacklog.run(id);
                 }
                 return { batch: req.batch };
