@@ -55,10 +55,14 @@ export function createApp(deps: AppDeps): RequestListener {
         const requestId = deps.ids.requestId();
         // While shutting down, no connection is kept alive past its current answer.
         if (!deps.readiness.accepting) res.shouldKeepAlive = false;
-        const { pathname, query } = splitUrl(req);
+        const { pathname, query } = routedUrl(req);
         if (pathname === '/' && req.headers[PLATFORM_PROBE] !== undefined) {
             res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
             return;
+        }
+        // HTTP/1.1 requires Host (RFC 9112 §3.2); the server leaves this check to us so the 400 is JSON.
+        if (req.headers.host === undefined && req.httpVersion === '1.1') {
+            return sendError(res, new AppError(400, 'Missing Host header (required in HTTP/1.1)', {}, { Connection: 'close' }), requestId);
         }
         const ctx: RequestContext = { requestId, pathname, search: new URLSearchParams(query), clientIp: clientIp(req, deps.config.env.trustProxyHops) };
         if (pathname.startsWith(WEBHOOK_PREFIX)) {
@@ -73,6 +77,20 @@ export function createApp(deps: AppDeps): RequestListener {
         bindContext(res, ctx);
         management(req, res);
     };
+}
+
+const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\/[^/?]*/i;
+
+/**
+ * The path and query a request is routed by. An absolute-form target (`POST http://host/webhook/x`,
+ * as a proxy may send) routes like its path, as Express already routes it; the stored URL keeps the
+ * sender's own form.
+ */
+function routedUrl(req: IncomingMessage): { pathname: string; query: string } {
+    const split = splitUrl(req);
+    if (split.pathname.startsWith('/')) return split;
+    const authority = ABSOLUTE_FORM.exec(split.pathname);
+    return authority ? { pathname: split.pathname.slice(authority[0].length) || '/', query: split.query } : split;
 }
 
 /** The `:id` of `/webhook/:id[/any/sub/path]`, decoded; undefined when absent or badly escaped. */

@@ -9,7 +9,7 @@ import { makeConfig, parseInput, readEnv, unknownInputFields, type ConfigOverrid
 import type { AppDeps, Readiness } from './deps.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './app.js';
-import { answerClientError } from './http/client-error.js';
+import { guardServer, HTTP_SERVER_OPTIONS } from './http/server-edges.js';
 import { createForwarder } from './ingest/steps/forward.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
@@ -183,8 +183,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     // Slow senders are bounded (see SlowSenderTimeouts): the headers, the whole request, and, in the
     // ingest body reader, every pause. The check runs every second rather than Node's 30 s.
     const { headersMs, requestMs, checkIntervalMs } = config.timeouts;
-    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs }, createApp(deps));
-    server.on('clientError', answerClientError);
+    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs, ...HTTP_SERVER_OPTIONS }, createApp(deps));
+    guardServer(server, deps.ids);
     await new Promise<void>((resolveListen, reject) => {
         server.once('error', reject);
         server.listen(options.port ?? env.port, () => resolveListen());

@@ -8,6 +8,13 @@ import { ctxOf } from './context.js';
 import { RateLimiter, setRateHeaders } from './rate-limit.js';
 import { sendError } from './respond.js';
 
+/**
+ * Options of every route family's Router: paths match in their exact letter case and without a
+ * trailing slash (`/LOGS` and `/logs/` are 404), one spelling per resource. The app-level settings
+ * do not reach a nested Router, so each family passes these.
+ */
+export const ROUTER_OPTIONS = { caseSensitive: true, strict: true } as const;
+
 /** The middleware chains a route family puts in front of its handlers. */
 export interface RouteGuards {
     /** Per-IP rate limit, then the authKey check: every protected route. */
@@ -32,13 +39,18 @@ export function createRateLimit(limit: number, clock: Clock): RequestHandler {
     };
 }
 
+// The auth handlers built by createAuth: a route whose chain holds one is a protected route.
+const authHandlers = new WeakSet<RequestHandler>();
+
 /** The authKey check (Bearer header or `?key=`), built once. */
 export function createAuth(authKey: string | undefined): RequestHandler {
     const check = createAuthCheck(authKey);
-    return (req, res, next) => {
+    const handler: RequestHandler = (req, res, next) => {
         check(req, ctxOf(res).search);
         next();
     };
+    authHandlers.add(handler);
+    return handler;
 }
 
 /** Both chains, sharing one limiter so a client's count covers every route. */
@@ -47,9 +59,21 @@ export function createGuards(options: { rateLimitPerMinute: number; authKey: str
     return { guarded: [limit, createAuth(options.authKey)], limited: [limit] };
 }
 
-/** Ends a route's chain: any method the route does not register gets 405 with an `Allow` header. */
+interface RouteShape {
+    methods?: Record<string, boolean>;
+    stack?: { handle: unknown }[];
+}
+
+/**
+ * Ends a route's chain: any method the route does not register gets 405 with an `Allow` header. On a
+ * protected route the key is checked first (401), so a 405 never tells a stranger the route exists.
+ */
 export const methodNotAllowed: RequestHandler = (req, res) => {
-    const allowed = Object.keys((req.route as { methods?: Record<string, boolean> } | undefined)?.methods ?? {})
+    const route = req.route as RouteShape | undefined;
+    const auth = route?.stack?.find((layer) => authHandlers.has(layer.handle as RequestHandler));
+    // The check throws 401 without the key; with it, it calls back and the 405 follows.
+    if (auth) (auth.handle as RequestHandler)(req, res, () => undefined);
+    const allowed = Object.keys(route?.methods ?? {})
         .filter((m) => m !== '_all')
         .map((m) => m.toUpperCase());
     throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOf(res).pathname}`, { allowed }, { Allow: allowed.join(', ') });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { acceptsGzip, loadAssets, type StaticAsset } from '../http/static-assets.js';
 
 /** Where `npm run build` puts the dashboard (web/ built by Vite), from src/routes or dist/routes alike. */
@@ -29,7 +29,7 @@ const SECURITY_HEADERS = {
  */
 export function dashboardRoutes(mw: RouteGuards, root = PUBLIC_DIR): Router {
     const assets = loadAssets(root);
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     const page = assets.get('index.html');
     const servePage: RequestHandler = (req, res) => {
         if (!page) throw new AppError(503, 'The dashboard is not built: run `npm run build`');

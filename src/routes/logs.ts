@@ -5,14 +5,14 @@ import { parseLogsRequest } from '../http/parse-logs-query.js';
 import { Router, type Request, type Response } from 'express';
 import { ctxOf } from '../http/context.js';
 import { sendHar, takeFormat } from '../http/har.js';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 import type { LogEntry } from '../storage/types.js';
 import { deleteCapturesById, deleteMatching } from '../webhooks/captures.js';
 
 /** GET and DELETE /logs and /logs/:logId. */
 export function logsRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router.route('/logs').get(...mw.guarded, listHandler(deps)).delete(...mw.guarded, deleteMatchingHandler(deps)).all(methodNotAllowed);
     router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).delete(...mw.guarded, deleteOneHandler(deps)).all(methodNotAllowed);
     return router;

@@ -1,11 +1,11 @@
 import type { AppDeps } from '../deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 /** GET /system/metrics: storage, export (sync), ingest, forwarding, live-stream and query figures. */
 export function metricsRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router.route('/system/metrics').get(...mw.guarded, metricsHandler(deps)).all(methodNotAllowed);
     return router;
 }

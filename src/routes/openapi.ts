@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Router } from 'express';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 const document = readFileSync(new URL('../../.actor/web_server_schema.json', import.meta.url));
 
 /** GET /openapi.json: the OpenAPI description of every route (the `docs` link of /info). */
 export function openapiRoutes(mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router
         .route('/openapi.json')
         .get(...mw.guarded, (_req, res) => {

@@ -1,13 +1,13 @@
 import type { AppDeps } from '../deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 const mb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
 
 /** GET /health and GET /ready: never protected, rate-limited. */
 export function probeRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router.route('/health').get(...mw.limited, healthHandler(deps)).all(methodNotAllowed);
     router.route('/ready').get(...mw.limited, readyHandler(deps)).all(methodNotAllowed);
     return router;

@@ -7,7 +7,7 @@ import { signatureSettingsOf } from '../config/pipeline.js';
 import { resign } from '../signatures/index.js';
 import { AppError } from '../errors.js';
 import { ctxOf } from '../http/context.js';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 
 /** The largest edit body accepted: an edited body may be as large as a captured one. */
@@ -16,7 +16,7 @@ const editLimit = (deps: AppDeps): number => deps.config.input.maxPayloadSize + 
 /** POST /replay/:webhookId/:itemId?url=: re-sends a captured event (optionally edited) to `url`. */
 export function replayRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const replay = createReplayer(deps, replaySigner(deps));
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router
         .route('/replay/:webhookId/:itemId')
         .post(...mw.guarded, async (req: Request<{ webhookId: string; itemId: string }>, res: Response) => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import { SSE_HEADERS } from '../live/hub.js';
 import { ctxOf } from '../http/context.js';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 /**
  * GET /log-stream: Server-Sent Events of every capture. A reconnecting client's `Last-Event-ID`
@@ -11,7 +11,7 @@ import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
  * once: it opens no stream and takes no client slot.
  */
 export function streamRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router
         .route('/log-stream')
         .head(...mw.guarded, (_req, res) => {

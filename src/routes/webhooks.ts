@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { AppError, BadRequestError, NotFoundError } from '../errors.js';
-import { methodNotAllowed, type RouteGuards } from '../http/middleware.js';
+import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 import type { Webhook } from '../storage/types.js';
 import { deleteMatching } from '../webhooks/captures.js';
@@ -13,7 +13,7 @@ const BODY_LIMIT = 4 * 1024 * 1024;
 
 /** GET/POST /webhooks and GET/PATCH/DELETE /webhooks/:id (DECISIONS.md "Webhooks you manage"). */
 export function webhookRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const router = Router();
+    const router = Router(ROUTER_OPTIONS);
     router
         .route('/webhooks')
         .get(...mw.guarded, async (_req, res) => {

@@ -55,7 +55,7 @@ describe('hostile input never crashes the service', () => {
     it('answers oversized headers with 431, and stores nothing', async () => {
         const before = await stored();
         const closed = serverSawClose();
-        const out = await rawExchange(port, `POST /webhook/${svc.webhookId} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\nhi`);
+        const out = await rawExchange(port, `POST /webhook/${svc.webhookId} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\nhi`);
         assert.match(out, /^HTTP\/1\.1 431/);
         await closed;
         await barrier();
