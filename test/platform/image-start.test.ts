@@ -13,6 +13,8 @@ import { runtimeCommand, runtimeCopies } from './dockerfile.js';
 // without trying to rebuild, as the process that receives SIGTERM.
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let app: string;
+/** Processes still running when the file ends (a failed test) are killed then. */
+const running = new Set<ReturnType<typeof spawn>>();
 
 /** Sets the times of every file under `dir` (node_modules excepted) to `when`. */
 function touchTree(dir: string, when: Date): void {
@@ -55,7 +57,8 @@ function run(argv: string[]): { pid: number; exited: Promise<Exit>; output: () =
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
-    const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    running.add(child);
+    const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => (running.delete(child), resolve({ code, signal }))));
     return { pid: child.pid!, exited, output: () => output, kill: (s) => child.kill(s) };
 }
 
@@ -66,8 +69,9 @@ describe('the image starts with node itself, from a pruned tree where every file
         buildRuntimeTree(app);
         touchTree(app, new Date(Date.now() + 60_000));
         utimesSync(join(app, 'dist', 'main.js'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-    });
+    }, 120_000);
     afterAll(() => {
+        for (const child of running) child.kill('SIGKILL');
         if (app) rmSync(app, { recursive: true, force: true });
     });
 
@@ -100,7 +104,7 @@ describe('the image starts with node itself, from a pruned tree where every file
         expect(svc.output()).not.toMatch(/\[build\]/);
         svc.kill('SIGTERM');
         expect(await svc.exited).toEqual({ code: 0, signal: null });
-    });
+    }, 120_000);
 
     it('regression: `npm start` (the old image command) tries to rebuild in that tree and exits 1 without TypeScript', async () => {
         const svc = run(['npm', 'start']);
