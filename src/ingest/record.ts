@@ -2,48 +2,37 @@ import type { NewEvent } from '../storage/types.js';
 import type { IngestContext } from './context.js';
 import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
 import { redactBody } from './redact-body.js';
+import { CredentialRule, maskUrl } from './credentials.js';
 
-/** Request headers as stored: credential values replaced when masking is on. */
-export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boolean): Record<string, unknown> {
+/**
+ * Request headers as stored: credential headers replaced when masking is on, and any header that
+ * carries our authKey always. `altered` tells whether a header forwarding would send was changed.
+ */
+export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boolean, rule: CredentialRule): { headers: Record<string, unknown>; altered: boolean } {
     const out: Record<string, unknown> = {};
+    let altered = false;
     for (const name in headers) {
         const value = headers[name];
         if (value === undefined) continue;
-        out[name] = mask && MASKED_HEADERS.has(name) ? REDACTED : value;
+        if (rule.header(name, value, mask)) {
+            out[name] = REDACTED;
+            altered ||= !MASKED_HEADERS.has(name);
+        } else out[name] = value;
     }
-    return out;
+    return { headers: out, altered };
 }
 
-/**
- * Query parameters that carry a credential: `key` (our authKey, when one is set) and `token`, the
- * Apify API token a Standby caller may send to the platform, which is never ours to keep.
- */
-const maskedParam = (name: string, maskKey: boolean): boolean => name === 'token' || (maskKey && name === 'key');
-
 /** The query string as JSON; a repeated key becomes an array. Credential parameters are masked. */
-export function storedQuery(search: URLSearchParams, maskKey: boolean): Record<string, string | string[]> {
+export function storedQuery(search: URLSearchParams, rule: CredentialRule): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-    for (const [name, value] of search) {
-        const v = maskedParam(name, maskKey) ? REDACTED : value;
+    for (const [rawName, value] of search) {
+        const masked = rule.param(rawName, value);
+        const name = masked && rule.nameIsSecret(rawName) ? REDACTED : rawName;
+        const v = masked ? REDACTED : value;
         const prev = out[name];
         out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     return { ...out };
-}
-
-/** The path form of the request URL, with credential parameters masked. */
-export function storedUrl(url: string, maskKey: boolean): string {
-    if (!(maskKey && url.includes('key=')) && !url.includes('token=')) return url;
-    const q = url.indexOf('?');
-    if (q < 0) return url;
-    const params = new URLSearchParams(url.slice(q + 1));
-    let changed = false;
-    for (const name of new Set(params.keys())) {
-        if (!maskedParam(name, maskKey)) continue;
-        params.set(name, REDACTED);
-        changed = true;
-    }
-    return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
 /** The request as stored (credentials masked): the stored event's fields and the script's view of them. */
@@ -55,21 +44,27 @@ export interface StoredRequest {
     userAgent: string;
     headers: Record<string, unknown>;
     query: Record<string, string | string[]>;
+    /** Whether masking changed a header that forwarding sends (the stored request is then not the forwarded one). */
+    headersAltered: boolean;
 }
 
 /** The request fields of a context as they are stored, built once per request (the script step reads them first). */
 export function storedRequest(ctx: IngestContext): StoredRequest {
+    if (ctx.stored) return ctx.stored;
     const { input } = ctx.deps.config;
-    const maskKey = input.authKey !== undefined;
+    const rule = new CredentialRule(input.authKey);
     const { req } = ctx;
-    return (ctx.stored ??= {
+    const { headers, altered } = storedHeaders(req.headers, input.maskSensitiveData, rule);
+    return (ctx.stored = {
         method: (req.method ?? 'GET').toUpperCase(),
-        requestUrl: storedUrl(req.url ?? '/', maskKey),
-        contentType: String(req.headers['content-type'] ?? ''),
+        requestUrl: maskUrl(req.url ?? '/', rule),
+        // Read from the masked headers, so a header carrying the authKey is masked here as well.
+        contentType: String(headers['content-type'] ?? ''),
         remoteIp: ctx.clientIp,
-        userAgent: String(req.headers['user-agent'] ?? ''),
-        headers: storedHeaders(req.headers, input.maskSensitiveData),
-        query: storedQuery(ctx.search, maskKey),
+        userAgent: String(headers['user-agent'] ?? ''),
+        headers,
+        query: storedQuery(ctx.search, rule),
+        headersAltered: altered,
     });
 }
 
@@ -108,7 +103,8 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
     }
     // The backlog can rebuild the forward from the stored event unless what is stored differs from
     // what is forwarded: a redacted body (the original is never kept) or headers a script changed.
-    if (ctx.forward) event.forward = { exact: input.redactBodyPaths.length === 0 && !ctx.scripted?.headers };
+    // Our authKey masked in a header that is forwarded makes the stored request differ too.
+    if (ctx.forward) event.forward = { exact: input.redactBodyPaths.length === 0 && !ctx.scripted?.headers && !request.headersAltered };
     // Fields the custom script added to the event are kept with it.
     if (ctx.scripted?.extra) ctx.meta.script = ctx.scripted.extra;
     if (Object.keys(ctx.meta).length > 0) event.meta = ctx.meta;

@@ -89,12 +89,43 @@ export function applyAnswer(ctx: IngestContext, before: Record<string, unknown>,
     return problems;
 }
 
-/** Records changed `headers`, `query` and any new top-level fields as what gets stored. */
-export function applyStored(ctx: IngestContext, before: Record<string, unknown>, after: Record<string, unknown>): void {
+/** A header value a script set, as stored: a string or a list of strings (numbers and booleans as text). */
+function headerText(value: unknown): string | string[] | undefined {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return value as string[];
+    return undefined;
+}
+
+/**
+ * The headers a script left, minus those no HTTP request could carry (a CR/LF or other control
+ * character, a name that is not a token, a value that is not text): stored, such a header would
+ * make every replay of the event fail. Each one dropped is named in `problems`.
+ */
+function validHeaders(headers: Record<string, unknown>, problems: string[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(headers)) {
+        const text = headerText(value);
+        try {
+            if (text === undefined) throw new TypeError('not text');
+            validateHeaderName(name);
+            for (const v of Array.isArray(text) ? text : [text]) validateHeaderValue(name, v);
+            out[name] = text;
+        } catch {
+            problems.push(`event.headers.${JSON.stringify(name)} is not a valid header; dropped`);
+        }
+    }
+    return out;
+}
+
+/** Records changed `headers`, `query` and any new top-level fields as what gets stored; returns problems. */
+export function applyStored(ctx: IngestContext, before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+    const problems: string[] = [];
     const scripted: NonNullable<IngestContext['scripted']> = {};
-    if (isObject(after.headers) && !same(after.headers, before.headers)) scripted.headers = after.headers;
+    if (isObject(after.headers) && !same(after.headers, before.headers)) scripted.headers = validHeaders(after.headers, problems);
     if (isObject(after.query) && !same(after.query, before.query)) scripted.query = after.query;
     const extra = Object.fromEntries(Object.entries(after).filter(([k]) => !FIXED.has(k)));
     if (Object.keys(extra).length > 0) scripted.extra = extra;
     if (Object.keys(scripted).length > 0) ctx.scripted = scripted;
+    return problems;
 }

@@ -46,7 +46,7 @@ export function createRunScript(code: string | undefined): Step {
         else {
             const after = outcome.event as Record<string, unknown>;
             problems.push(...applyAnswer(ctx, input.event, after));
-            applyStored(ctx, input.event, after);
+            problems.push(...applyStored(ctx, input.event, after));
             if (outcome.bodyChanged) await replaceBody(ctx, after.body);
         }
         if (problems.length > 0) {
