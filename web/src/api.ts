@@ -2,6 +2,8 @@
 // every call: as a Bearer header for fetches, as `?key=` only in links the browser follows itself
 // (downloads), which cannot carry a header.
 
+import type { ErrorDetail } from './types.js';
+
 const key = new URLSearchParams(location.search).get('key') ?? '';
 
 /** An API answer that was not 2xx, with the JSON error's message when it had one. */
@@ -9,6 +11,14 @@ export class ApiError extends Error {
     constructor(readonly status: number, message: string, readonly body: unknown) {
         super(message);
     }
+}
+
+/** The `details` of a refused body (400), or none. */
+export function errorDetails(e: unknown): ErrorDetail[] {
+    if (!(e instanceof ApiError) || !e.body || typeof e.body !== 'object') return [];
+    const details = (e.body as { details?: unknown }).details;
+    if (!Array.isArray(details)) return [];
+    return details.filter((d): d is ErrorDetail => Boolean(d) && typeof (d as ErrorDetail).message === 'string').map((d) => ({ path: String(d.path ?? ''), message: d.message }));
 }
 
 /** The headers every call carries. */
@@ -42,6 +52,13 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
 /** GETs (or sends) JSON; throws ApiError on a non-2xx answer. */
 export async function getJson<T>(path: string, init: RequestInit = {}): Promise<T> {
     return (await (await call(path, init)).json()) as T;
+}
+
+/** Sends a JSON body (or none) with `method`; the parsed answer, or null for a 204. Throws ApiError. */
+export async function send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T | null> {
+    const init: RequestInit = body === undefined ? { method } : { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    const res = await call(path, init);
+    return res.status === 204 ? null : ((await res.json()) as T);
 }
 
 /** The stored payload bytes of an event, exactly as captured. */

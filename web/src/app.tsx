@@ -1,7 +1,8 @@
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, getJson, withKey } from './api.js';
+import { ApiError, getJson, send, withKey } from './api.js';
 import { isCut } from './body.js';
+import { useConfirm } from './components/confirm.js';
 import { Detail } from './components/detail.js';
 import { DiffView } from './components/diff-view.js';
 import { EventList } from './components/event-list.js';
@@ -11,6 +12,7 @@ import { filterParams, isFiltered, matches, NO_FILTERS, type Filters } from './f
 import { useKeyboard } from './keyboard.js';
 import { openStream, type StreamState } from './sse.js';
 import type { CursorPage, Info, LogEntry, LogSummary } from './types.js';
+import { useWebhooks } from './webhooks.js';
 
 const PAGE = 200;
 // Keyboard navigation opens the row under the cursor after a short pause, so holding j does not
@@ -48,6 +50,10 @@ export function App(): JSX.Element {
     const pending = useRef<LogSummary[]>([]);
     const loadSeq = useRef(0);
     const openRef = useRef<string | null>(null);
+    const itemsRef = useRef(items);
+    itemsRef.current = items;
+    const hooks = useWebhooks();
+    const { dialog, confirm } = useConfirm();
 
     const load = useCallback(async (f: Filters): Promise<void> => {
         const seq = ++loadSeq.current;
@@ -150,6 +156,29 @@ export function App(): JSX.Element {
         }
     };
 
+    /** Takes deleted captures out of the list, the cache, the marks and the open pane. */
+    const forget = (gone: (i: LogSummary) => boolean): void => {
+        const ids = new Set([...itemsRef.current, ...cache.current.values()].filter(gone).map((i) => i.id));
+        for (const id of ids) cache.current.delete(id);
+        pending.current = pending.current.filter((i) => !gone(i));
+        liveSinceLoad.current = liveSinceLoad.current.filter((i) => !gone(i));
+        setItems((prev) => prev.filter((i) => !gone(i)));
+        setMarked((m) => m.filter((id) => !ids.has(id)));
+        setDiff((d) => (d && d.some(gone) ? null : d));
+        if (openRef.current && ids.has(openRef.current)) open(null);
+    };
+
+    const deleteCapture = async (id: string): Promise<void> => {
+        const ok = await confirm({ title: 'Delete capture', message: 'Delete this capture, its stored payload and its replay history? This cannot be undone.', action: 'Delete capture' });
+        if (!ok) return;
+        try {
+            await send('DELETE', `/logs/${encodeURIComponent(id)}`);
+            forget((i) => i.id === id);
+        } catch (e) {
+            setDetailError(message(e));
+        }
+    };
+
     const mark = (id: string): void => setMarked((m) => (m.includes(id) ? m.filter((x) => x !== id) : [...m, id].slice(-2)));
     const cursor = useMemo(() => (cursorId === null ? -1 : items.findIndex((i) => i.id === cursorId)), [items, cursorId]);
 
@@ -168,6 +197,9 @@ export function App(): JSX.Element {
             const item = items[cursor];
             if (item) mark(item.id);
         },
+        remove: () => {
+            if (openRef.current && !diff) void deleteCapture(openRef.current);
+        },
     });
 
     // The keyboard cursor previews its row after a pause; Enter opens it at once.
@@ -177,7 +209,7 @@ export function App(): JSX.Element {
         return () => clearTimeout(timer);
     }, [cursorId]);
 
-    const webhooks = info?.system.activeWebhooks.map((w) => w.id) ?? [];
+    const webhooks = hooks.list?.map((w) => w.id) ?? [];
     const paneOpen = Boolean(openId || diff);
     return (
         <div class={paneOpen ? 'app pane-open' : 'app'}>
@@ -187,7 +219,7 @@ export function App(): JSX.Element {
                 {info && <span class="muted version">v{info.version}</span>}
             </header>
             {fatal && <p class="error banner">{fatal}</p>}
-            {info && <WebhookBar info={info} />}
+            <WebhookBar hooks={hooks} confirm={confirm} onCapturesGone={(id) => forget((i) => i.webhookId === id)} />
             <FilterBar value={filters} webhooks={webhooks} onApply={applyFilters} />
             <div class="toolbar">
                 <span class="count" data-testid="count">{items.length} {items.length === 1 ? 'capture' : 'captures'}{isFiltered(filters) ? ' (filtered)' : ''}</span>
@@ -195,7 +227,7 @@ export function App(): JSX.Element {
                     Diff marked ({marked.length}/2)
                 </button>
                 <a class="btn small" href={withKey(`/logs?format=har&${filterParams(filters).toString()}`)} download="webhook-debugger.har">Download HAR</a>
-                <span class="muted keys">j/k or ↑/↓ move · Enter open · x mark · / search · Esc close</span>
+                <span class="muted keys">j/k or ↑/↓ move · Enter open · x mark · Del delete · / search · Esc close</span>
             </div>
             {listError && <p class="error">{listError}</p>}
             <main class="split">
@@ -218,7 +250,7 @@ export function App(): JSX.Element {
                     {diff ? (
                         <DiffView a={diff[0]} b={diff[1]} onClose={() => setDiff(null)} />
                     ) : entry && openId === entry.id ? (
-                        <Detail entry={entry} info={info} authKey={authKey} marked={marked.includes(entry.id)} onMark={() => mark(entry.id)} onClose={() => open(null)} onReplayed={() => open(entry.id, true)} />
+                        <Detail entry={entry} info={info} authKey={authKey} marked={marked.includes(entry.id)} onMark={() => mark(entry.id)} onClose={() => open(null)} onReplayed={() => open(entry.id, true)} onDelete={() => void deleteCapture(entry.id)} />
                     ) : openId ? (
                         <p class="muted">Loading…</p>
                     ) : (
@@ -226,6 +258,7 @@ export function App(): JSX.Element {
                     )}
                 </section>
             </main>
+            {dialog}
         </div>
     );
 }

@@ -6,17 +6,21 @@ export interface KeyActions {
     enter(): void;
     escape(): void;
     mark(): void;
+    /** The Delete key: delete the open capture (after a confirmation). */
+    remove(): void;
 }
 
 const typing = (t: EventTarget | null): boolean => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
 
-/** j/k and arrows move, Enter opens, x marks, / focuses the search, Esc closes; not while typing. */
+/** j/k and arrows move, Enter opens, x marks, Delete deletes, / focuses the search, Esc closes; not while typing. */
 export function useKeyboard(actions: KeyActions): void {
     const ref = useRef(actions);
     ref.current = actions;
     useEffect(() => {
         const onKey = (e: KeyboardEvent): void => {
             if (e.altKey || e.ctrlKey || e.metaKey) return;
+            // A modal dialog (the editor, a confirmation) has the keys to itself; Esc closes it natively.
+            if (document.querySelector('dialog[open]')) return;
             if (e.key === 'Escape') {
                 if (typing(e.target)) (e.target as HTMLElement).blur();
                 else ref.current.escape();
@@ -32,6 +36,7 @@ export function useKeyboard(actions: KeyActions): void {
                 ArrowUp: () => ref.current.move(-1),
                 Enter: () => ref.current.enter(),
                 x: () => ref.current.mark(),
+                Delete: () => ref.current.remove(),
                 '/': () => document.querySelector<HTMLInputElement>('input[name="text"]')?.focus(),
             };
             const run = act[e.key];

@@ -67,3 +67,46 @@ export interface CursorPage {
     items: LogSummary[];
     nextCursor: string | null;
 }
+
+// The server's AnswerSpec and ResponseSpec (src/storage/types.ts), written again because that file
+// also holds Node-only types (Buffer) this build cannot see.
+/** One answer a webhook gives: each field left out falls back to the run's default. */
+export interface AnswerSpec {
+    statusCode?: number;
+    /** A string goes out as is; an object or array as JSON. */
+    body?: string | object;
+    headers?: Record<string, string>;
+    delayMs?: number;
+}
+
+/** A webhook's own answer, with fault injection (a sequence, a failure rate, Retry-After). */
+export interface ResponseSpec extends AnswerSpec {
+    sequence?: AnswerSpec[];
+    failureRate?: number;
+    failureStatusCode?: number;
+    retryAfterSeconds?: number;
+}
+
+/** A webhook as GET /webhooks lists it. */
+export interface Webhook {
+    id: string;
+    url: string;
+    name: string | null;
+    createdAt: string;
+    expiresAt: string;
+    response: ResponseSpec | null;
+    count: number;
+}
+
+/** What PATCH /webhooks/:id changes. */
+export interface WebhookPatch {
+    name?: string | null;
+    response?: ResponseSpec | null;
+    retentionHours?: number;
+}
+
+/** One problem in a refused body, as a 400 lists it under `details`. */
+export interface ErrorDetail {
+    path: string;
+    message: string;
+}

@@ -18,6 +18,8 @@ interface Props {
     onMark(): void;
     onClose(): void;
     onReplayed(): void;
+    /** Deletes the capture (asks first). */
+    onDelete(): void;
 }
 
 /** The service's public base URL (what /info's endpoint URLs start with). */
@@ -51,7 +53,7 @@ export async function curlFor(entry: LogEntry, info: Info | null, authKey: strin
 const responseText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2) ?? '');
 
 /** Everything about one capture, with copy-as-curl, diff marking and replay. */
-export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplayed }: Props): JSX.Element {
+export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplayed, onDelete }: Props): JSX.Element {
     const model = bodyModel(entry);
     const readable = readableBody(model);
     const sig = entry.signatureProvider;
@@ -70,6 +72,7 @@ export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplay
                     {marked ? 'Marked for diff' : 'Mark for diff'}
                 </button>
                 <a class="btn small" href={withKey(`/logs/${encodeURIComponent(entry.id)}`)} target="_blank" rel="noopener noreferrer">JSON</a>
+                <button type="button" class="btn small danger" aria-label="Delete capture" title="Delete this capture (Delete key)" onClick={onDelete}>Delete</button>
             </div>
             <dl class="facts">
                 <dt>Time</dt><dd>{new Date(entry.timestamp).toLocaleString()} <span class="muted">{entry.timestamp}</span></dd>

@@ -1,39 +1,94 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { timeLeft } from '../format.js';
-import type { Info } from '../types.js';
+import type { ResponseSpec } from '../types.js';
+import type { Webhooks } from '../webhooks.js';
+import type { Confirm } from './confirm.js';
 import { CopyButton } from './copy-button.js';
+import { WebhookEditor } from './webhook-editor.js';
 
-/** The absolute URL of a webhook, from /info's endpoint template. */
-export function webhookUrl(info: Info, id: string): string {
-    const template = info.endpoints.webhook ?? `${location.origin}/webhook/:id`;
-    return template.replace(':id', encodeURIComponent(id));
+interface Props {
+    hooks: Webhooks;
+    confirm: Confirm;
+    /** A webhook's captures were deleted (cleared, or the webhook with them). */
+    onCapturesGone(webhookId: string): void;
 }
 
-/** The webhook URLs with copy buttons and the time each has left. */
-export function WebhookBar({ info }: { info: Info }): JSX.Element {
+/** A short account of a webhook's own answer for its row, e.g. "503 · fails 20% → 503"; '' when it has none. */
+export function answerSummary(r: ResponseSpec | null): string {
+    if (!r) return '';
+    const parts: string[] = [];
+    if (r.statusCode !== undefined) parts.push(`answers ${r.statusCode}`);
+    if (r.sequence?.length) parts.push(`sequence ${r.sequence.map((a) => a.statusCode ?? r.statusCode ?? 'default').join(', ')}`);
+    if (r.failureRate) parts.push(`fails ${Math.round(r.failureRate * 1000) / 10}% → ${r.failureStatusCode ?? 503}`);
+    if (r.delayMs) parts.push(`${r.delayMs} ms delay`);
+    return parts.join(' · ') || 'custom answer';
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The webhook URLs with copy buttons, time left and their settings, and a "New URL" button. */
+export function WebhookBar({ hooks, confirm, onCapturesGone }: Props): JSX.Element {
     const [now, setNow] = useState(Date.now());
+    const [editing, setEditing] = useState<string | null>(null);
+    const [fresh, setFresh] = useState<string | null>(null);
+    const [status, setStatus] = useState('');
     useEffect(() => {
         const timer = setInterval(() => setNow(Date.now()), 15_000);
         return () => clearInterval(timer);
     }, []);
-    const hooks = info.system.activeWebhooks;
-    if (!hooks.length) return <p class="muted">No active webhooks.</p>;
+    const create = async (): Promise<void> => {
+        try {
+            const made = await hooks.create();
+            setFresh(made.id);
+            setStatus(`New URL ready: ${made.url}`);
+        } catch (e) {
+            setStatus(`New URL failed: ${message(e)}`);
+        }
+    };
+    const list = hooks.list ?? [];
+    const open = list.find((w) => w.id === editing);
     return (
-        <ul class="hooks" aria-label="Webhook URLs">
-            {hooks.map((h) => {
-                const url = webhookUrl(info, h.id);
-                const left = timeLeft(h.expiresAt, now);
-                return (
-                    <li key={h.id} class="hook">
-                        <code class="hook-url" title={url}>{url}</code>
-                        <CopyButton text={url} label="Copy URL" title={`Copy ${url}`} />
-                        <span class={left === 'expired' ? 'badge bad' : 'badge'} title={`Expires ${new Date(h.expiresAt).toLocaleString()}`}>
-                            {left === 'expired' ? 'expired' : `${left} left`}
-                        </span>
-                    </li>
-                );
-            })}
-        </ul>
+        <section class="hooks-bar" aria-label="Webhook URLs">
+            {hooks.error && <p class="error">{hooks.error}</p>}
+            {hooks.list && !list.length && <p class="muted">No active webhooks.</p>}
+            <ul class="hooks">
+                {list.map((h) => {
+                    const left = timeLeft(h.expiresAt, now);
+                    const answer = answerSummary(h.response);
+                    return (
+                        <li key={h.id} class={h.id === fresh ? 'hook fresh' : 'hook'} data-id={h.id}>
+                            {h.name && <span class="hook-name">{h.name}</span>}
+                            <code class="hook-url" title={h.url}>{h.url}</code>
+                            <CopyButton text={h.url} label="Copy URL" title={`Copy ${h.url}`} />
+                            {answer && <span class="badge answer" title="This URL's own answer">{answer}</span>}
+                            <span class={left === 'expired' ? 'badge bad' : 'badge'} title={`Expires ${new Date(h.expiresAt).toLocaleString()}`}>
+                                {left === 'expired' ? 'expired' : `${left} left`}
+                            </span>
+                            <button type="button" class="btn small" aria-label={`Edit ${h.name || h.id}`} onClick={() => setEditing(h.id)}>Edit</button>
+                        </li>
+                    );
+                })}
+                <li>
+                    <button type="button" class="btn small primary" onClick={() => void create()}>New URL</button>
+                </li>
+            </ul>
+            {status && <p class="muted note" role="status">{status}</p>}
+            {open && (
+                <WebhookEditor
+                    key={open.id}
+                    webhook={open}
+                    confirm={confirm}
+                    onSaved={hooks.replace}
+                    onCleared={onCapturesGone}
+                    onDeleted={(id) => {
+                        hooks.forget(id);
+                        onCapturesGone(id);
+                        setStatus(`Deleted ${open.url}`);
+                    }}
+                    onClose={() => setEditing(null)}
+                />
+            )}
+        </section>
     );
 }
