@@ -16,11 +16,13 @@ type WithoutN<T> = T extends unknown ? Omit<T, 'n'> : never;
 type Request = WithoutN<QueryRequest>;
 
 /**
- * Tuning of the pool: scan slice size and the fewest events whose full passes are split (tests set
+ * Tuning of the pool: scan slice bounds and the fewest events whose full passes are split (tests set
  * both low), and the bounds that keep it from being overrun.
  */
 export interface QueryPoolOptions {
     slice?: number;
+    /** Most bytes one scan slice reads (bodies, and a row's worth for each event). */
+    sliceBytes?: number;
     splitFrom?: number;
     /** Queries admitted at once, running or waiting; one more is refused with 503. */
     maxInFlight?: number;
@@ -69,7 +71,7 @@ export class QueryPool {
     readonly stats: PoolStats = { refused: 0, timedOut: 0, cancelled: 0, stoppedEarly: 0 };
 
     constructor(file: string, size: number, options: QueryPoolOptions = {}) {
-        this.data = { file, splitFrom: options.splitFrom ?? SPLIT_FROM, ...(options.slice ? { slice: options.slice } : {}) };
+        this.data = { file, splitFrom: options.splitFrom ?? SPLIT_FROM, ...(options.slice ? { slice: options.slice } : {}), ...(options.sliceBytes ? { sliceBytes: options.sliceBytes } : {}) };
         this.limits = {
             maxInFlight: options.maxInFlight ?? POOL_LIMITS.maxInFlight,
             maxScans: Math.max(1, options.maxScans ?? POOL_LIMITS.maxScans),

@@ -10,10 +10,11 @@ import { prepareReader } from './schema.js';
 
 const QUERY_NICENESS = 10;
 
-/** How a query worker is set up: its database, scan slice size, and the smallest store it splits passes of. */
+/** How a query worker is set up: its database, scan slice bounds, and the smallest store it splits passes of. */
 export interface QueryWorkerData {
     file: string;
     slice?: number;
+    sliceBytes?: number;
     splitFrom: number;
 }
 
@@ -80,12 +81,12 @@ async function answer(request: QueryRequest): Promise<Omit<QueryReply, 'n'>> {
     if ('part' in request) {
         const { pass, lo, hi } = request.part;
         restoreBuffers(pass.shape.params);
-        return { part: await drive(n, scanRowsSteps(db, pass.shape, pass.reach, hi, pass.withTotal, config.slice, lo)) };
+        return { part: await drive(n, scanRowsSteps(db, pass.shape, pass.reach, hi, pass.withTotal, config, lo)) };
     }
     if ('counting' in request) {
         const { count, lo, hi } = request.counting;
         restoreBuffers(count.shape.params);
-        return { counted: await drive(n, countRangeSteps(db, count.shape, lo, hi, true, config.slice)) };
+        return { counted: await drive(n, countRangeSteps(db, count.shape, lo, hi, true, config)) };
     }
     const { query } = request;
     // Buffers lose their prototype in transit; restore them for the IP filter.
@@ -95,7 +96,7 @@ async function answer(request: QueryRequest): Promise<Omit<QueryReply, 'n'>> {
     const { pass } = planned;
     // Only passes whose pieces merge cheaply are split; the pool merges them on its thread.
     if (request.split && pass.top >= config.splitFrom && pass.reach <= MAX_SLICED_REACH) return { pass };
-    return { page: finishPass(pass, await drive(n, scanRowsSteps(db, pass.shape, pass.reach, pass.top, pass.withTotal, config.slice))) };
+    return { page: finishPass(pass, await drive(n, scanRowsSteps(db, pass.shape, pass.reach, pass.top, pass.withTotal, config))) };
 }
 
 async function handle(request: QueryRequest): Promise<QueryReply> {

@@ -6,7 +6,7 @@ import { firstRows, type PageShape } from './query/page.js';
 import { eventsEpoch } from './query/count-cache.js';
 import { finishPass, positionOf, type CountRequest, type PassRequest } from './query/pass.js';
 import { choosePlan, ORDERED_BY_INDEX } from './query/plan.js';
-import { countKey, countRows, scanRows } from './query/scan.js';
+import { countKey, countRows, scanRows, type SliceTuning } from './query/scan.js';
 import { prepared } from './query/statements.js';
 import { buildWhere, indexedColumn } from './query/where.js';
 import { rowToSummary, SUMMARY_COLUMNS } from './rows.js';
@@ -14,11 +14,11 @@ import { rowToSummary, SUMMARY_COLUMNS } from './rows.js';
 const SELECT_SUMMARY = SUMMARY_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
 
 /**
- * Knobs for tests and the pool: `slice` sizes scan slices; with `deferCountFrom`, a total that
- * reads every row among at least that many events is left to the caller as a CountRequest.
+ * Knobs for tests and the pool: `slice` and `sliceBytes` bound scan slices (rows, bytes); with
+ * `deferCountFrom`, a total that reads every row among at least that many events is left to the
+ * caller as a CountRequest.
  */
-export interface QueryTuning {
-    slice?: number;
+export interface QueryTuning extends SliceTuning {
     deferCountFrom?: number;
 }
 
@@ -27,13 +27,13 @@ export interface QueryTuning {
  * events up to the highest seq seen when the query starts (a read transaction covers the indexed
  * part; passes over every event go in slices bounded by that seq, see scan.ts). Cursor mode fetches
  * one extra row to learn whether a next page exists; offset mode counts the matches, unless the page
- * itself proves the count. `tuning.slice` sets the size of scan slices (tests use small ones).
+ * itself proves the count. `tuning` bounds scan slices (tests use small ones).
  */
 export function runLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = {}): LogsPage {
     const planned = planLogsQuery(db, q, tuning);
     if ('page' in planned) return planned.page;
     const { pass } = planned;
-    return finishPass(pass, scanRows(db, pass.shape, pass.reach, pass.top, pass.withTotal, tuning.slice));
+    return finishPass(pass, scanRows(db, pass.shape, pass.reach, pass.top, pass.withTotal, tuning));
 }
 
 /**
@@ -108,5 +108,5 @@ export function planLogsQuery(db: Database, q: LogsQuery, tuning: QueryTuning = 
     if (total === undefined && tuning.deferCountFrom !== undefined && first.top >= tuning.deferCountFrom) {
         return { page: { items }, count: { shape: counted, top: first.top, key: countKey(counted), epoch: eventsEpoch(db) } };
     }
-    return { page: { items, total: total ?? countRows(db, counted, first.top, true, tuning.slice) } };
+    return { page: { items, total: total ?? countRows(db, counted, first.top, true, tuning) } };
 }

@@ -31,18 +31,19 @@ const sqlValue = (rule: SortRule, v: string | number | null): unknown => (rule.f
  * with NULL placed as SQLite sorts it (first ascending, last descending). One direction and no
  * nullable column become a row-value comparison, which SQLite seeks in an index; otherwise the rules
  * expand one by one, led by a plain bound on the first column so an index can still narrow the scan.
+ * `column` names each rule's column (by default the event column; a pass names its k0..kN).
  */
-export function keysetCondition(order: readonly SortRule[], position: CursorPosition, bind: Bind): string {
+export function keysetCondition(order: readonly SortRule[], position: CursorPosition, bind: Bind, column: (rule: SortRule, i: number) => string = (r) => SORT_COLUMNS[r.field]): string {
     const values = [...position.values, position.id];
     const nullable = (r: SortRule): boolean => NULLABLE_SORT_FIELDS.has(r.field);
     if (order.every((r) => r.dir === order[0]!.dir && !nullable(r))) {
         const params = order.map((r, i) => bind(sqlValue(r, values[i] ?? null)));
-        return `(${order.map((r) => SORT_COLUMNS[r.field]).join(', ')}) ${order[0]!.dir === 'asc' ? '>' : '<'} (${params.join(', ')})`;
+        return `(${order.map(column).join(', ')}) ${order[0]!.dir === 'asc' ? '>' : '<'} (${params.join(', ')})`;
     }
     let condition = '';
     for (let i = order.length - 1; i >= 0; i--) {
         const rule = order[i]!;
-        const col = SORT_COLUMNS[rule.field];
+        const col = column(rule, i);
         const v = values[i] ?? null;
         const p = v === null ? '' : bind(sqlValue(rule, v));
         const after = v === null ? (rule.dir === 'asc' ? `${col} IS NOT NULL` : '')
@@ -51,12 +52,11 @@ export function keysetCondition(order: readonly SortRule[], position: CursorPosi
         const rest = condition === '' ? '' : `${equal} AND (${condition})`;
         condition = [after, rest].filter(Boolean).join(' OR ') || '0';
     }
-    return `${leadingBound(order[0]!, values[0] ?? null, nullable(order[0]!), bind)}(${condition})`;
+    return `${leadingBound(order[0]!, column(order[0]!, 0), values[0] ?? null, nullable(order[0]!), bind)}(${condition})`;
 }
 
 /** A sargable bound on the first sort column implied by the predicate, with its AND, or nothing. */
-function leadingBound(rule: SortRule, v: string | number | null, nullable: boolean, bind: Bind): string {
-    const col = SORT_COLUMNS[rule.field];
+function leadingBound(rule: SortRule, col: string, v: string | number | null, nullable: boolean, bind: Bind): string {
     if (v === null) return rule.dir === 'desc' ? `${col} IS NULL AND ` : '';
     if (rule.dir === 'asc') return `${col} >= ${bind(sqlValue(rule, v))} AND `;
     return nullable ? '' : `${col} <= ${bind(sqlValue(rule, v))} AND `;

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { SortRule } from '../../query-types.js';
 import type { EventRow } from '../rows.js';
+import { LARGE_BODY, ROW_BYTES } from './slices.js';
 import { prepared } from './statements.js';
 
 /** A result row: the summary columns, plus k0..kN sort values where asked for. */
@@ -34,6 +35,11 @@ export const whereClause = (conditions: readonly string[]): string => (condition
 const MIN_WINDOW = 5000;
 const WINDOW_SHARE = 0.01;
 const WINDOW_FACTOR = 20;
+/**
+ * Most bytes a walk reads (ROW_BYTES a row plus each large body): it is one statement, which no
+ * other query on the worker and no cancel can interrupt, so it must stay short (~100 ms).
+ */
+const WINDOW_BYTES = 64 * 1024 * 1024;
 
 /**
  * The `limit` rows after `offset`, or undefined when only a pass over every body can tell.
@@ -42,7 +48,8 @@ const WINDOW_FACTOR = 20;
  * hundred; for a rare one, that walk visits every body in random order (2 µs each, 2 s at a million
  * events) while one sequential pass over the bodies table (scan.ts) costs a third. So this walks, in
  * order, up to a window of 5% of the events. The walk streams and stops at a full page, so matches
- * of 0.2% and more cost only what they read.
+ * of 0.2% and more cost only what they read. The window also stops at WINDOW_BYTES: over bodies of
+ * 1 MB, 5,000 of them were 5 GB read in one statement that nothing could interrupt.
  */
 export function firstRows(db: Database, s: PageShape, limit: number, offset: number): PageRow[] | undefined {
     const values = { ...s.params, limit, offset };
@@ -50,7 +57,7 @@ export function firstRows(db: Database, s: PageShape, limit: number, offset: num
         return prepared(db, `SELECT ${s.columns} FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @limit OFFSET @offset`).all(values) as PageRow[];
     }
     if (!s.orderedAccess) return undefined;
-    const window = Math.max(MIN_WINDOW, Math.ceil(WINDOW_SHARE * s.events), WINDOW_FACTOR * (offset + limit));
+    const window = windowFor(db, s, Math.max(MIN_WINDOW, Math.ceil(WINDOW_SHARE * s.events), WINDOW_FACTOR * (offset + limit)));
     const candidates = `SELECT e.seq, ${s.windowColumns} FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`;
     // Bodies first, so an event row is read only for a match; ordering by w.* keeps it streaming.
     const inWindow = `SELECT ${s.columns} FROM (${candidates}) w CROSS JOIN bodies b ON b.seq = w.seq CROSS JOIN events e ON e.seq = w.seq`;
@@ -59,4 +66,22 @@ export function firstRows(db: Database, s: PageShape, limit: number, offset: num
     // A short page is final when the window held every candidate.
     const examined = prepared(db, `SELECT count(*) FROM (${candidates})`).pluck().get({ ...s.params, window }) as number;
     return examined < window ? rows : undefined;
+}
+
+/**
+ * The window cut to WINDOW_BYTES. Sizes of the candidates are read (a row lookup each) only when the
+ * largest bodies of the store, through the size index, could overrun it.
+ */
+function windowFor(db: Database, s: PageShape, rows: number): number {
+    const window = Math.min(rows, WINDOW_BYTES / ROW_BYTES);
+    const largest = (prepared(db, 'SELECT sum(size) FROM (SELECT size FROM events INDEXED BY events_size WHERE size > @large ORDER BY size DESC LIMIT @window)')
+        .pluck().get({ large: LARGE_BODY, window }) as number | null) ?? 0;
+    if (window * ROW_BYTES + largest <= WINDOW_BYTES) return window;
+    const sizes = prepared(db, `SELECT e.size FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`).pluck().all({ ...s.params, window }) as number[];
+    let bytes = 0;
+    for (let i = 0; i < sizes.length; i++) {
+        bytes += ROW_BYTES + (sizes[i]! > LARGE_BODY ? sizes[i]! : 0);
+        if (bytes > WINDOW_BYTES) return Math.max(1, i);
+    }
+    return window;
 }
