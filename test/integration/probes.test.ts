@@ -90,9 +90,9 @@ describe('probes, info and metrics', () => {
         const missing = await svc.fetch('/nope');
         assert.equal(missing.status, 404);
         assert.equal((await json(missing)).error, 'Not Found');
-        const wrong = await svc.fetch('/logs', { method: 'DELETE', headers: auth });
+        const wrong = await svc.fetch('/logs', { method: 'PUT', headers: auth });
         assert.equal(wrong.status, 405);
-        assert.equal(wrong.headers.get('allow'), 'GET');
+        assert.equal(wrong.headers.get('allow'), 'GET, DELETE');
     });
 });
 
