@@ -5,6 +5,7 @@ import { findWebhook } from './steps/find-webhook.js';
 import { createParseJson } from './steps/parse-json.js';
 import { createIngestRateLimit } from './steps/rate-limit.js';
 import { createReadBody } from './steps/read-body.js';
+import { createKeepTrailers } from './steps/keep-trailers.js';
 import { prepareResponse } from './steps/prepare-response.js';
 import { createValidateSchema } from './steps/validate-schema.js';
 import { createVerifySignature } from './steps/verify-signature.js';
@@ -28,6 +29,7 @@ export function buildSteps(deps: IngestDeps): Step[] {
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
         // Request bodies held in memory draw on their share of the memory budget; the rest spill to disk.
         createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes)),
+        createKeepTrailers(input.maskSensitiveData, input.authKey),
         prepareResponse,
         createParseJson(input.enableJSONParsing),
         createValidateSchema(input.jsonSchema),
