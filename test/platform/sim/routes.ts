@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ValidateFunction } from 'ajv';
-import type { SimState } from './state.js';
+import type { SimKvs, SimState } from './state.js';
 
 /** One API request, already authenticated and with its body decoded. */
 export interface ApiRequest {
@@ -39,6 +39,7 @@ export function route(state: SimState, validateItem: ValidateFunction, req: ApiR
         const store = id ? state.kvs.get(id) : undefined;
         if (!store) return notFound(res, 'Key-value store'), true;
         if (!sub && method === 'GET') return json(res, 200, { data: info(store) }), true;
+        if (sub === 'keys' && method === 'GET') return listKeys(store, req.query, res), true;
         if (sub !== 'records' || !key) return false;
         const record = store.records.get(key);
         if (method === 'PUT') {
@@ -95,4 +96,16 @@ function pushItems(items: Record<string, unknown>[], validateItem: ValidateFunct
     }
     items.push(...batch);
     res.writeHead(201).end();
+}
+
+/** GET /key-value-stores/:id/keys: keys in order, after `exclusiveStartKey`, starting with `prefix`, `limit` a page (1,000 by default). */
+function listKeys(store: SimKvs, query: URLSearchParams, res: ServerResponse): void {
+    const limit = Math.min(Number(query.get('limit') ?? 1000), 1000);
+    const start = query.get('exclusiveStartKey') ?? '';
+    const prefix = query.get('prefix') ?? '';
+    const keys = [...store.records.keys()].filter((k) => k.startsWith(prefix) && k > start).sort();
+    const page = keys.slice(0, limit);
+    const isTruncated = keys.length > limit;
+    const items = page.map((key) => ({ key, size: store.records.get(key)!.body.length }));
+    json(res, 200, { data: { items, count: items.length, limit, exclusiveStartKey: start || null, isTruncated, nextExclusiveStartKey: isTruncated ? page.at(-1) : null } });
 }
