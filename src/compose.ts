@@ -18,7 +18,7 @@ import { Metrics } from './lib/metrics.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
 import { urlProblem } from './delivery/ssrf-guard.js';
 import { KvBlobStore } from './storage/apify/kv-blob-store.js';
-import { DatasetExporter, EXPORT_BATCH } from './storage/apify/dataset-export.js';
+import { DatasetExporter, EXPORT_BATCH, EXPORT_IDLE_MS } from './storage/apify/dataset-export.js';
 import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
@@ -170,7 +170,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         live,
     };
     const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
-    exporter.start(1000);
+    exporter.start(EXPORT_IDLE_MS);
     // Standby runs alive at once: each merges the others' captures from the named dataset.
     const follower = isFollowable(dataset) ? new DatasetFollower(dataset, store, (event) => live.publish(event), log) : undefined;
     follower?.start();

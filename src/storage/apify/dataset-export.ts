@@ -9,6 +9,12 @@ import { bodyReference } from './body-reference.js';
 import { exponential } from '../../lib/backoff.js';
 
 
+/**
+ * How long an idle exporter waits before it looks at the outbox again (a local read; no request
+ * while the outbox is empty). Other runs see a capture once it is exported and their follower's
+ * next round has run (dataset-follow.ts), so this wait is part of that lag.
+ */
+export const EXPORT_IDLE_MS = 500;
 /** Events per push. */
 export const EXPORT_BATCH = 500;
 /** Stored bytes (bodies and envelopes) read per batch: 500 bodies of 5 MB never load at once. */

@@ -64,10 +64,11 @@ export class DatasetFollower {
         });
     }
 
-    /** Follows in the background, one round every `intervalMs`. */
+    /** Follows in the background: a round starts every `intervalMs` (or when the previous one ends, if later). */
     start(): void {
         this.stopped = false;
         const loop = async (): Promise<void> => {
+            const began = Date.now();
             this.running = this.round().catch((error: unknown) => {
                 this.lastError = String(error);
                 this.log.warn('following the dataset failed; will retry', { error: String(error) });
@@ -75,7 +76,8 @@ export class DatasetFollower {
             await this.running;
             this.running = undefined;
             if (this.stopped) return;
-            this.timer = setTimeout(() => void loop(), this.intervalMs);
+            // Start to start, so a slow round (API, commit) does not add to the lag of the next.
+            this.timer = setTimeout(() => void loop(), Math.max(0, this.intervalMs - (Date.now() - began)));
             this.timer.unref();
         };
         this.timer = setTimeout(() => void loop(), this.intervalMs);
