@@ -209,7 +209,7 @@ export function App(): JSX.Element {
         return () => clearTimeout(timer);
     }, [cursorId]);
 
-    const webhooks = hooks.list?.map((w) => w.id) ?? [];
+    const webhooks = hooks.list ?? [];
     const paneOpen = Boolean(openId || diff);
     return (
         <div class={paneOpen ? 'app pane-open' : 'app'}>

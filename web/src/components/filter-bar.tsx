@@ -6,7 +6,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const SCOPES: [TextScope, string][] = [['body', 'Body'], ['headers', 'Headers'], ['query', 'Query'], ['requestUrl', 'Path']];
 
 /** The filter form; it applies on submit (each filter is one /logs query). */
-export function FilterBar({ value, webhooks, onApply }: { value: Filters; webhooks: string[]; onApply(f: Filters): void }): JSX.Element {
+export function FilterBar({ value, webhooks, onApply }: { value: Filters; webhooks: { id: string; name: string | null }[]; onApply(f: Filters): void }): JSX.Element {
     const [draft, setDraft] = useState(value);
     useEffect(() => setDraft(value), [value]);
     const set = <K extends keyof Filters>(k: K) => (e: Event): void => setDraft({ ...draft, [k]: (e.currentTarget as HTMLInputElement).value });
@@ -21,7 +21,7 @@ export function FilterBar({ value, webhooks, onApply }: { value: Filters; webhoo
         >
             <select name="webhookId" aria-label="Webhook" value={draft.webhookId} onChange={set('webhookId')}>
                 <option value="">All webhooks</option>
-                {webhooks.map((id) => <option key={id} value={id}>{id}</option>)}
+                {webhooks.map(({ id, name }) => <option key={id} value={id}>{name ? `${name} (${id})` : id}</option>)}
             </select>
             <select name="method" aria-label="Method" value={draft.method} onChange={set('method')}>
                 <option value="">Any method</option>
