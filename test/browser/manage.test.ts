@@ -267,6 +267,27 @@ d('dashboard: webhooks you manage, in Chromium', () => {
         await row(id).waitFor({ state: 'detached' });
     });
 
+    it('a named webhook with its own answer does not widen a 390 px window (its row wraps), and the editor fits', async () => {
+        const named = (await hooks())[0]!;
+        const patch = { name: 'Stripe staging (EU), retries', response: { statusCode: 503, sequence: [{ statusCode: 500 }, { statusCode: 500 }, { statusCode: 200 }], failureRate: 0.25, delayMs: 1500 } };
+        expect((await api(`/webhooks/${named.id}`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+        const narrow = await openPage(browser, { width: 390, height: 800, colorScheme: 'dark' });
+        try {
+            await narrow.page.goto(`${base}/?key=${KEY}`);
+            const hookRow = narrow.page.locator(`.hook[data-id="${named.id}"]`);
+            await hookRow.locator('.badge.answer').waitFor();
+            expect(await narrow.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+            await hookRow.getByRole('button', { name: 'Edit' }).click();
+            const dialog = narrow.page.getByRole('dialog', { name: 'Webhook settings' });
+            await dialog.waitFor();
+            const box = await dialog.boundingBox();
+            expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+            expect(narrow.errors).toEqual([]);
+        } finally {
+            await narrow.context.close();
+        }
+    });
+
     it('ran without a script error, a CSP violation or a browser dialog', () => {
         expect(w.errors).toEqual([]);
         expect(w.dialogs).toEqual([]);
