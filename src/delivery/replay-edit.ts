@@ -12,6 +12,20 @@ export interface ReplayEdit {
     resign?: boolean;
 }
 
+/**
+ * Methods a replay never sends. CONNECT asks for a tunnel, not a delivery: a target that grants it
+ * answers with a raw socket, never a response. TRACE asks the target to echo the request back; RFC
+ * 9110 forbids content in it, and Node's client sends a TRACE body with no framing at all. Neither
+ * is a webhook, so replaying them could only mislead (docs/decisions-replay-methods.md).
+ */
+export const UNREPLAYABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE']);
+
+/** Throws 400 naming the method when a replay may not send it. */
+export function checkReplayable(method: string, origin: 'captured' | 'edited'): void {
+    if (!UNREPLAYABLE_METHODS.has(method.toUpperCase())) return;
+    throw new BadRequestError(`The ${origin} method ${method.toUpperCase()} cannot be replayed: CONNECT and TRACE are never sent`, { method: method.toUpperCase() });
+}
+
 const KEYS = new Set(['method', 'headers', 'body', 'resign']);
 const METHOD = /^[A-Za-z]{1,20}$/;
 const SHAPE = 'The replay request body must be a JSON object {method?, headers?, body?, resign?}';
@@ -34,6 +48,7 @@ export function parseReplayEdit(raw: Buffer): ReplayEdit {
     if (given.method !== undefined) {
         if (typeof given.method !== 'string' || !METHOD.test(given.method)) throw new BadRequestError("Replay edit 'method' must be an HTTP method name such as POST");
         edit.method = given.method.toUpperCase();
+        checkReplayable(edit.method, 'edited');
     }
     if (given.headers !== undefined) edit.headers = parseHeaders(given.headers);
     if (given.body !== undefined) edit.body = parseBody(given.body);

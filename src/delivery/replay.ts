@@ -9,10 +9,11 @@ import type { ReplayRecord } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import { deleteHeader, hasHeader, setHeader } from '../lib/headers.js';
 import { replayableHeaders } from './headers.js';
-import type { ReplayEdit } from './replay-edit.js';
+import { checkReplayable, type ReplayEdit } from './replay-edit.js';
 import { exponential } from '../lib/backoff.js';
 import { withRetries } from './retry.js';
-import { sendOnce, type OutgoingRequest } from './send.js';
+import { checkRequest, RequestBuildError, sendOnce, type OutgoingRequest } from './send.js';
+import { CredentialRule, maskUrl } from '../ingest/credentials.js';
 import { SsrfGuard } from './ssrf-guard.js';
 
 /**
@@ -57,6 +58,7 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
     const guard = new SsrfGuard({ allowlist: deps.config.env.ssrfAllowlist });
     const { replayMaxRetries, replayTimeoutMs } = deps.config.input;
     const schedule = exponential(replayMaxRetries, 200, 2000);
+    const credentials = new CredentialRule(deps.config.input.authKey);
 
     return async (req) => {
         const targetUrl = req.url?.trim() ?? '';
@@ -71,9 +73,11 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
             else setHeader(headers, name, value);
         }
         const method = req.edit.method ?? entry.method;
-        const body = await bodySource(deps, logId, req.edit, headers);
+        checkReplayable(method, req.edit.method === undefined ? 'captured' : 'edited');
         setHeader(headers, 'X-Service-Replay', 'true');
         setHeader(headers, 'X-Original-Webhook-Id', entry.webhookId);
+        unbuildable(method, headers);
+        const body = await bodySource(deps, logId, req.edit, headers);
         const resigned = req.edit.resign === true && signer !== undefined && body.bytes !== undefined;
         const sentHeaders = resigned ? signer(body.bytes!, headers) : headers;
 
@@ -85,7 +89,8 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
         });
         const record: ReplayRecord = {
             at: new Date(deps.clock.now()).toISOString(),
-            targetUrl,
+            // A target URL may carry our own key (a replay to this very service): it is not kept.
+            targetUrl: maskUrl(targetUrl, credentials),
             targetResponseCode: outcome.ok ? outcome.value.statusCode : null,
             attempts: outcome.attempts,
             error: outcome.ok ? null : (outcome.errors.at(-1)?.message ?? 'failed'),
@@ -97,6 +102,20 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
         if (stripped.length > 0) answer.strippedHeaders = stripped;
         return answer;
     };
+}
+
+/**
+ * Refuses at once, with 422 and no attempt, a request that cannot be put on the wire: a stored
+ * header with CR/LF (an event stored before script headers were checked) fails every attempt the
+ * same way, so retrying it only delays the answer. The message says how to send it anyway.
+ */
+function unbuildable(method: string, headers: Record<string, string>): void {
+    try {
+        checkRequest({ method, headers });
+    } catch (error) {
+        if (!(error instanceof RequestBuildError)) throw error;
+        throw new AppError(422, `The replayed request cannot be built: ${error.message}. Remove or replace that header with the edit body, e.g. {"headers": {"<name>": null}}`);
+    }
 }
 
 /** The event's id: `itemId` itself when it belongs to the webhook, else the event captured at that timestamp. */

@@ -12,7 +12,10 @@ export interface SendJob {
     timeoutMs: number;
 }
 
-/** Its result: the target's answer, or why there was none (`kind` unset: not a delivery error). */
+/**
+ * Its result: the target's answer, or why there was none (`kind` unset: not a delivery error;
+ * `kind: 'invalid'`: a request that cannot be built, a RequestBuildError).
+ */
 export type SendResult =
     | { id: number; statusCode: number; body: string; truncated: boolean }
-    | { id: number; error: { kind?: 'timeout' | 'network'; code?: string; message: string } };
+    | { id: number; error: { kind?: 'timeout' | 'network' | 'invalid'; code?: string; message: string } };

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../lib/worker-url.js';
 import type { CheckedTarget } from './ssrf-guard.js';
-import { DeliveryError, type TargetResponse } from './send.js';
+import { DeliveryError, RequestBuildError, type TargetResponse } from './send.js';
 import type { SendJob, SendResult } from './send-protocol.js';
 
 /** A request with its bytes in memory (a streamed body is sent from the calling thread). */
@@ -88,7 +88,8 @@ export class SendThread {
             return;
         }
         const { kind, code, message } = result.error;
-        pending.reject(kind ? new DeliveryError(kind, code, message) : new Error(message));
+        if (kind === 'invalid') pending.reject(new RequestBuildError(message));
+        else pending.reject(kind ? new DeliveryError(kind, code, message) : new Error(message));
     }
 
     private failAll(why: string): void {

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../lib/thread-priority.js';
-import { DeliveryError, sendOnce } from './send.js';
+import { DeliveryError, RequestBuildError, sendOnce } from './send.js';
 import type { SendJob, SendResult } from './send-protocol.js';
 
 // The delivery thread: runs got-scraping for forwarding, off the capture thread. Jobs arrive in
@@ -35,16 +35,20 @@ function start(job: SendJob): void {
     sendOnce(target, body === undefined ? { method: job.method, headers: job.headers } : { method: job.method, headers: job.headers, body }, job.timeoutMs)
         .then(
             (response) => reply({ id: job.id, ...response }),
-            (error: unknown) => reply({
-                id: job.id,
-                error: error instanceof DeliveryError ? { kind: error.kind, ...(error.code !== undefined ? { code: error.code } : {}), message: error.message } : { message: error instanceof Error ? error.message : String(error) },
-            }),
+            (error: unknown) => reply({ id: job.id, error: describe(error) }),
         )
         .finally(() => {
             running--;
             const next = waiting.shift();
             if (next) start(next);
         });
+}
+
+/** An error as plain data for the message back. */
+function describe(error: unknown): Extract<SendResult, { error: unknown }>['error'] {
+    if (error instanceof DeliveryError) return { kind: error.kind, ...(error.code !== undefined ? { code: error.code } : {}), message: error.message };
+    if (error instanceof RequestBuildError) return { kind: 'invalid', message: error.message };
+    return { message: error instanceof Error ? error.message : String(error) };
 }
 
 port.on('message', (jobs: SendJob[]) => {
