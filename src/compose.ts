@@ -24,6 +24,7 @@ import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
 import { MirroredDatasetSink } from './storage/apify/mirrored-dataset-sink.js';
 import { KvWebhookStore } from './storage/apify/webhook-registry.js';
+import { KvDeletionLog } from './storage/deletion-log.js';
 import { openLocalPayloads } from './storage/blob/local-payloads.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { SqliteEventStore } from './storage/sqlite/event-store.js';
@@ -145,6 +146,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
     const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
     const { blobs } = actorStorage;
+    // A read model rebuilt from the dataset must not bring deleted captures back.
+    const deletions = new KvDeletionLog(kvs);
+    if (freshDatabase) await store.addTombstones(await deletions.load());
     const webhookStore = new KvWebhookStore(kvs);
     await webhookStore.migrate();
     const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
@@ -162,7 +166,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
     const forwarder = createForwarder({ config, store, blobs, clock, log, metrics });
     const deps: AppDeps = {
-        config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness,
+        config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness, deletions,
         ...(forwarder ? { forwarder } : {}),
         version: pkg.version,
         publish: (event) => live.publish(event),

@@ -5,6 +5,7 @@ import type { IdGenerator } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { DeletionLog } from '../storage/deletion-log.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
@@ -24,6 +25,8 @@ export interface IngestDeps {
     log: Logger;
     /** Called with every stored event (the live feed subscribes here). */
     publish: (event: NewEvent) => void;
+    /** Where deleted capture ids are remembered for a rebuild of the read model (absent in tools). */
+    deletions?: DeletionLog;
     /** Delivers captures to `forwardUrl` in the background; absent without it. */
     forwarder?: Forwarder;
 }

@@ -102,6 +102,8 @@ export interface EventStore {
      * sit under (the caller deletes those). Keep batches small: the writer commits each in one go.
      */
     deleteEvents(ids: readonly string[]): Promise<{ deleted: number; blobKeys: string[] }>;
+    /** Marks ids as deleted without having them (deleted on another disk): imports skip them. */
+    addTombstones(ids: readonly string[]): Promise<void>;
     /** Gives up to `pages` free database pages back to the file system; resolves with the free pages left. */
     reclaimSpace(pages: number): Promise<number>;
     /** Marks outbox entries up to and including `seq` as exported, committing the sink's position with it. */

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { access, readdir } from 'node:fs/promises';
+import { access, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, startReceiver, type HoldingReceiver, type Receiver } from '../replay/receiver.js';
@@ -143,3 +143,35 @@ describe('deletion lasts across a restart', () => {
         }
     });
 });
+
+describe('deletion survives a rebuild of the read model from the dataset', () => {
+    it('a capture deleted after its export does not come back in a fresh container (database gone, dataset kept)', async () => {
+        const first = await startTestService({ input: { urlCount: 1, rateLimitPerMinute: 0 } });
+        let second: TestService | undefined;
+        try {
+            for (const body of ['one', 'two', 'three']) await hit(first, first.webhookId, body);
+            // Exported to the (append-only) dataset first.
+            await waitUntil(async () => (await json<{ sync: { outboxBacklog: number } }>(await first.fetch('/system/metrics'))).sync.outboxBacklog === 0);
+            const [third, two, one] = await listedIds(first);
+            expect((await first.fetch(`/logs?requestUrl=${encodeURIComponent('/webhook/')}&id=${two}`, { method: 'DELETE' })).status).toBe(200);
+            await first.close({ keepDir: true });
+            await rm(join(first.dir, 'webhook-debugger'), { recursive: true, force: true });
+
+            second = await startTestService({ dir: first.dir, input: { urlCount: 1, rateLimitPerMinute: 0 } });
+            const s = second;
+            await waitUntil(async () => (await json<{ sync: { catchUp: { done: boolean } } }>(await s.fetch('/system/metrics'))).sync.catchUp.done);
+            expect(await listedIds(second)).toEqual([third, one]);
+            expect((await second.fetch(`/logs/${two}`)).status).toBe(404);
+        } finally {
+            await (second ?? first).close();
+        }
+    });
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check().catch(() => false))) {
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, 50));
+    }
+}

@@ -190,6 +190,10 @@ export class SqliteEventStore implements EventStore {
         return { deleted: reply.deleted ?? 0, blobKeys: reply.blobKeys ?? [] };
     }
 
+    async addTombstones(ids: readonly string[]): Promise<void> {
+        for (let i = 0; i < ids.length; i += 5000) await this.writer.request({ op: 'tombstones', ids: ids.slice(i, i + 5000) });
+    }
+
     async reclaimSpace(pages: number): Promise<number> {
         const reply = await this.writer.request({ op: 'vacuum', pages });
         return reply.freePages ?? 0;

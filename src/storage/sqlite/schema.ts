@@ -63,6 +63,8 @@ CREATE INDEX IF NOT EXISTS replays_event ON replays(event_id, id);
 CREATE TABLE IF NOT EXISTS forwards (event_id TEXT PRIMARY KEY, data TEXT NOT NULL);
 -- Captures committed for forwarding and still without a final outcome, in capture order. exact: 1 when
 -- the stored request (body, headers) is what gets forwarded, 0 when only the capture's memory had it.
+-- Ids of deleted events, so that no import (a restore from the dataset, another run's capture) brings them back.
+CREATE TABLE IF NOT EXISTS deleted (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS forward_backlog (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, exact INTEGER NOT NULL);
 `;
 

@@ -21,7 +21,8 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
     const insertText = db.prepare(INSERT_TEXT_BODY);
     const insertRaw = db.prepare(INSERT_RAW_BODY);
     const insertOutbox = db.prepare('INSERT INTO outbox (seq) VALUES (?)');
-    const hasId = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
+    // A deleted event is never imported again.
+    const hasId = db.prepare('SELECT 1 FROM events WHERE id = @id UNION ALL SELECT 1 FROM deleted WHERE id = @id').pluck();
     const deleteOutbox = db.prepare('DELETE FROM outbox WHERE seq <= ?');
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     const insertReplay = db.prepare('INSERT INTO replays (event_id, data) SELECT @id, @data WHERE EXISTS (SELECT 1 FROM events WHERE id = @id)');
@@ -52,7 +53,7 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
             case 'import': {
                 let inserted = 0;
                 for (const r of req.records) {
-                    if (hasId.get(recordId(r))) continue;
+                    if (hasId.get({ id: recordId(r) })) continue;
                     insert(r, true);
                     inserted++;
                 }
@@ -77,6 +78,9 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
                 return { batch: req.batch };
             case 'delete':
                 return { batch: req.batch, ...remove.events(req.ids) };
+            case 'tombstones':
+                remove.tombstones(req.ids);
+                return { batch: req.batch };
             case 'vacuum':
                 return { batch: req.batch, freePages: remove.vacuum(req.pages) };
             case 'describe':

@@ -16,6 +16,8 @@ export type WriterRequest =
     | { op: 'forwards'; batch: number; rows: [string, string][] }
     /** Deletes events with everything kept for them (body, outbox and backlog entries, replays, forwarding outcome). */
     | { op: 'delete'; batch: number; ids: string[] }
+    /** Ids of events deleted elsewhere (another container's disk): never imported. */
+    | { op: 'tombstones'; batch: number; ids: string[] }
     /** Gives up to `pages` free pages back to the file system (auto_vacuum=INCREMENTAL databases). */
     | { op: 'vacuum'; batch: number; pages: number }
     /** Reports the writer's settings as SQLite has them. */
