@@ -27,8 +27,9 @@ export function buildSteps(deps: IngestDeps): Step[] {
         createCheckIp(input.allowedIps),
         createAuthenticate(input.authKey),
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
-        // Request bodies held in memory draw on their share of the memory budget; the rest spill to disk.
-        createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes)),
+        // Request bodies held in memory draw on their share of the memory budget; the rest spill to
+        // disk, unless a schema or a script must see every body whole (then they are refused with 503).
+        createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes), !input.jsonSchema && !input.customScript),
         createKeepTrailers(input.maskSensitiveData, input.authKey),
         prepareResponse,
         createParseJson(input.enableJSONParsing),

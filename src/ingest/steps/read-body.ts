@@ -28,6 +28,10 @@ const RETRY_AFTER_S = '30';
 const notStored = (received: number): AppError =>
     new AppError(503, 'The payload could not be stored; retry the delivery', { received }, { 'Retry-After': RETRY_AFTER_S });
 
+/** No room in the bodies' memory share and the body may not go to disk (a schema or script needs it whole). */
+const busy = (received: number): AppError =>
+    new AppError(503, 'Too many large bodies are being received at once; retry the delivery', { received }, { 'Retry-After': '5' });
+
 const stalled = (idleMs: number, received: number): AppError =>
     new AppError(408, `Request body timed out: no data for ${idleMs / 1000} s`, { received }, { Connection: 'close' });
 
@@ -70,11 +74,13 @@ function linger(req: IncomingMessage): Promise<void> {
  * declared, chunk by chunk when it is not); above `threshold`, or once the pool has no room, it
  * streams to the blob store with backpressure, so memory never grows with the number of senders.
  * The pool's bytes are given back when the answer is out. When the blob store cannot take the
- * body (disk full) the sender gets 503 with Retry-After and no partial blob is left.
+ * body (disk full) the sender gets 503 with Retry-After and no partial blob is left. With `spill`
+ * off (a JSON Schema or a script must see the whole body, which an offloaded body skips) a body the
+ * pool has no room for is refused with 503 and Retry-After instead, so load never changes the verdict.
  * A sender that pauses for `idleMs` (slowloris) is answered 408 and the connection closed; the
  * request is stored with that status and the byte count, without the partial body.
  */
-export function createReadBody(max: number, threshold: number, idleMs = 0, pool = new BytePool(Number.MAX_SAFE_INTEGER)): Step {
+export function createReadBody(max: number, threshold: number, idleMs = 0, pool = new BytePool(Number.MAX_SAFE_INTEGER), spill = true): Step {
     return async (ctx) => {
         ctx.capturing = true;
         const declared = Number(ctx.req.headers['content-length']);
@@ -107,9 +113,10 @@ export function createReadBody(max: number, threshold: number, idleMs = 0, pool 
             discardRest(ctx.req, ctx.res);
         };
         try {
-            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory }, {
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill }, {
                 tooLarge: refuse('payload too large'),
                 notStored: refuse('payload not stored'),
+                busy: refuse('memory busy'),
                 stalled: (size) => {
                     ctx.meta.rejected = 'body timeout';
                     ctx.body = { kind: 'empty', size };
@@ -121,7 +128,7 @@ export function createReadBody(max: number, threshold: number, idleMs = 0, pool 
         } catch (error) {
             memory.giveBack();
             // A refused upload is drained for a while so its sender reads the answer; a stalled one is not.
-            if (ctx.meta.rejected === 'payload too large' || ctx.meta.rejected === 'payload not stored') await linger(ctx.req);
+            if (ctx.meta.rejected !== undefined && ctx.meta.rejected !== 'body timeout') await linger(ctx.req);
             throw error;
         }
     };
@@ -145,17 +152,20 @@ interface ReceiveOptions {
     /** The declared Content-Length (NaN when chunked). */
     declared: number;
     memory: Reservation;
+    /** Whether a body the pool has no room for may go to the blob store (else it is refused). */
+    spill: boolean;
 }
 
 /** What receive reports before it rejects, so the step can record the reason. */
 interface ReceiveEvents {
     tooLarge(size: number): void;
     notStored(size: number): void;
+    busy(size: number): void;
     stalled(size: number): void;
 }
 
 function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvents): Promise<ReceivedBody> {
-    const { max, threshold, blobKey, openBlob, idleMs, declared, memory } = options;
+    const { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill: mayShed } = options;
     return new Promise<ReceivedBody>((resolve, reject) => {
         let chunks: Buffer[] = [];
         let size = 0;
@@ -166,8 +176,11 @@ function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvent
         let spilling = 0;
         const idle = idleMs > 0 ? setTimeout(onIdle, idleMs) : undefined;
         // A declared length that fits goes to memory (taken whole now) or straight to disk; otherwise chunk by chunk.
-        const known = Number.isInteger(declared) && declared > 0 && declared <= threshold;
-        if (known && !memory.take(declared)) writer = openBlob();
+        const sized = Number.isInteger(declared) && declared > 0;
+        const known = sized && declared <= threshold;
+        const roomless = known && !memory.take(declared);
+        // Bound for the blob store anyway (above the threshold), or with no room in memory: straight to disk.
+        if ((sized && !known) || (roomless && mayShed)) writer = openBlob();
 
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
             if (done) return;
@@ -220,8 +233,16 @@ function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvent
                 return;
             }
             if (writer) return spill(chunk);
+            if (roomless || (!known && size <= threshold && !memory.take(chunk.length))) {
+                if (!mayShed) {
+                    on.busy(size);
+                    return finish(busy(size));
+                }
+                chunks.push(chunk);
+                return startSpill();
+            }
             chunks.push(chunk);
-            if (size > threshold || (!known && !memory.take(chunk.length))) startSpill();
+            if (size > threshold) startSpill();
         }
         function onEnd(): void {
             clearTimeout(idle);
