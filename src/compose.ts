@@ -173,7 +173,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         baseUrl,
         live,
     };
-    const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl });
+    const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl, batchBytes: config.memory.exportBytes });
     exporter.start(EXPORT_IDLE_MS);
     // Standby runs alive at once: each merges the others' captures from the named dataset.
     const follower = isFollowable(dataset) ? new DatasetFollower(dataset, store, (event) => live.publish(event), log) : undefined;

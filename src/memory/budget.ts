@@ -21,6 +21,11 @@ export interface MemoryBudget {
      * it writes and waits for its reader: the batch is cut by bytes, never by a count of events.
      */
     readonly batchBytes: number;
+    /**
+     * Stored bytes one dataset export batch reads (bodies and envelopes): 8 MB, less in a container
+     * under 512 MB. A batch is converted and pushed whole, so it is held a few times over.
+     */
+    readonly exportBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -34,5 +39,6 @@ export function memoryBudget(mbytes: number = DEFAULT_MEMORY_MBYTES): MemoryBudg
         totalBytes,
         bodyBytes: Math.floor(totalBytes / 16),
         batchBytes: Math.max(MB, Math.floor(totalBytes / 256)),
+        exportBytes: Math.min(8 * MB, Math.floor(totalBytes / 64)),
     });
 }

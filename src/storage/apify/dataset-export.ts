@@ -49,6 +49,8 @@ export interface ExporterOptions {
     blobs: BlobStore;
     /** The public base URL, for `payloadUrl`. */
     baseUrl: () => string;
+    /** Stored bytes read per batch, from the memory budget; EXPORT_BATCH_BYTES when absent. */
+    batchBytes?: number;
 }
 
 /** The outcome of one export attempt. */
@@ -167,11 +169,11 @@ export class DatasetExporter {
         }
     }
 
-    /** The next batch (at most `limit` events and EXPORT_BATCH_BYTES), read and converted in slices. */
+    /** The next batch (at most `limit` events and the batch bytes of the memory budget), read and converted in slices. */
     private async collect(limit: number): Promise<{ batch: OutboxItem[]; items: Record<string, unknown>[] }> {
         const batch: OutboxItem[] = [];
         const items: Record<string, unknown>[] = [];
-        let budget = EXPORT_BATCH_BYTES;
+        let budget = this.options.batchBytes ?? EXPORT_BATCH_BYTES;
         while (batch.length < limit) {
             const want = Math.min(EXPORT_SLICE, limit - batch.length);
             const slice = this.store.readOutbox(want, budget, batch.at(-1)?.seq);
