@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
-import { runLogsQuery } from '../../src/storage/sqlite/query.js';
+import { planLogsQuery, runLogsQuery } from '../../src/storage/sqlite/query.js';
 import { byteSlices, largeBodies, ROW_BYTES, SLICE, SLICE_BYTES } from '../../src/storage/sqlite/query/slices.js';
 import { prepareReader } from '../../src/storage/sqlite/schema.js';
 import type { NewEvent } from '../../src/storage/types.js';
@@ -95,6 +95,15 @@ describe('body search over large bodies is sliced by bytes (issue 22)', () => {
         const all = runLogsQuery(db, q('body=quizjazz&limit=1000'));
         assert.equal(all.total, needles.size);
         assert.deepEqual(new Set(all.items.map((i) => i.id)), needles);
+    });
+
+    it('stops the in-order walk of a search at 32 MB of bodies (one statement, nothing can stop it), and leaves the rest to the sliced pass', () => {
+        // Newest first, the walk would take in all 3,200 events and 200 MB of bodies to fill this page.
+        const planned = planLogsQuery(db, q('body=quizjazz&limit=100'));
+        assert.ok('pass' in planned, 'the page is left to the pass');
+        // A page the first 32 MB can fill still comes from the walk.
+        const common = planLogsQuery(db, q('body=hay&limit=20'));
+        assert.ok('page' in common && common.page.items.length === 20);
     });
 
     it('pages through the matches with a cursor over byte slices, each once', () => {

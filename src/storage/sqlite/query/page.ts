@@ -37,9 +37,9 @@ const WINDOW_SHARE = 0.01;
 const WINDOW_FACTOR = 20;
 /**
  * Most bytes a walk reads (ROW_BYTES a row plus each large body): it is one statement, which no
- * other query on the worker and no cancel can interrupt, so it must stay short (~100 ms).
+ * other query on the worker and no cancel can interrupt, so it must stay short (~50 ms).
  */
-const WINDOW_BYTES = 64 * 1024 * 1024;
+const WINDOW_BYTES = 32 * 1024 * 1024;
 
 /**
  * The `limit` rows after `offset`, or undefined when only a pass over every body can tell.
@@ -77,11 +77,14 @@ function windowFor(db: Database, s: PageShape, rows: number): number {
     const largest = (prepared(db, 'SELECT sum(size) FROM (SELECT size FROM events INDEXED BY events_size WHERE size > @large ORDER BY size DESC LIMIT @window)')
         .pluck().get({ large: LARGE_BODY, window }) as number | null) ?? 0;
     if (window * ROW_BYTES + largest <= WINDOW_BYTES) return window;
-    const sizes = prepared(db, `SELECT e.size FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`).pluck().all({ ...s.params, window }) as number[];
+    const sizes = prepared(db, `SELECT e.size FROM events e${whereClause(s.eventConditions)} ORDER BY ${s.orderBy} LIMIT @window`).pluck();
     let bytes = 0;
-    for (let i = 0; i < sizes.length; i++) {
-        bytes += ROW_BYTES + (sizes[i]! > LARGE_BODY ? sizes[i]! : 0);
+    let i = 0;
+    // Streamed: the walk over sizes stops where the budget runs out.
+    for (const size of sizes.iterate({ ...s.params, window }) as Iterable<number>) {
+        bytes += ROW_BYTES + (size > LARGE_BODY ? size : 0);
         if (bytes > WINDOW_BYTES) return Math.max(1, i);
+        i++;
     }
     return window;
 }

@@ -7,16 +7,14 @@ import { whereClause, type PageRow, type PageShape } from './page.js';
 import { byteSlices, largeBodies, NO_LARGE_BODIES, SLICE, SLICE_BYTES, type LargeBodies, type SliceLimits } from './slices.js';
 import { prepared } from './statements.js';
 
-/**
- * Passes over every event go in slices, each its own short read transaction. One long transaction
- * would pin its snapshot for the whole pass (0.6 s at a million events), and while a snapshot is
- * pinned SQLite cannot checkpoint: the WAL grew to 280 MB under back-to-back searches and ingest
- * latency with it. Rows up to `top` never change, so the slices together are exactly the snapshot at
- * `top`. A slice is bounded by rows and by bytes (slices.ts): a query worker answers other requests
- * and notices a cancel between slices (query-worker.ts), so the slice is how long a newest page can
- * wait behind a search, and how long a search runs on after its client left. By rows alone, a slice
- * over 1 MB bodies read 10 GB.
- */
+// Passes over every event go in slices, each its own short read transaction. One long transaction
+// would pin its snapshot for the whole pass (0.6 s at a million events), and while a snapshot is
+// pinned SQLite cannot checkpoint: the WAL grew to 280 MB under back-to-back searches and ingest
+// latency with it. Rows up to `top` never change, so the slices together are exactly the snapshot at
+// `top`. A slice is bounded by rows and by bytes (slices.ts): a query worker answers other requests
+// and notices a cancel between slices (query-worker.ts), so the slice is how long a newest page can
+// wait behind a search, and how long a search runs on after its client left. By rows alone, a slice
+// over 1 MB bodies read 10 GB.
 export { SLICE } from './slices.js';
 /**
  * Passes whose rows to keep exceed this are not split over workers: their pieces would carry that
