@@ -130,11 +130,13 @@ export function takeFormat(search: URLSearchParams): { format: 'json' | 'har'; s
     return { format, search: rest };
 }
 
-// Entries are written one by one as they are read, and a batch ends by bytes, not by a count of
-// events: once what the client has not read yet passes the memory budget's batch (1 MB in a 512 MB
-// container), the export waits for it to drain before it reads the next body. A 10,000-event export
+// Entries are written as they are read, and a batch ends by bytes, not by a count of events: once
+// what the client has not read yet passes the memory budget's batch (2 MB in a 512 MB container),
+// the export waits for it to drain before it reads the next body. A 10,000-event export
 // neither holds the event loop nor more than one batch of bodies, however large they are.
 const YIELD_EVERY = 100;
+/** Entry text gathered before one write to the socket. */
+const WRITE_BYTES = 64 * 1024;
 
 /**
  * GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. `signal`
@@ -153,22 +155,31 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
     });
     const head = { version: '1.2', creator: { name: 'webhook-debugger', version: deps.version }, pages: [] };
     const open = JSON.stringify({ log: head }).slice(0, -2);
-    res.write(`${open},"entries":[`);
+    // Small entries go out together (one write per ~64 KB, not one per entry); a large one alone.
+    let chunk = `${open},"entries":[`;
     let first = true;
     let sinceYield = 0;
     for (const id of ids) {
         if (signal.aborted || res.destroyed) return;
         const text = entryText(deps, id, base);
         if (text === undefined) continue;
-        res.write(first ? text : `,${text}`);
+        chunk += first ? text : `,${text}`;
         first = false;
-        if (res.writableLength >= batchBytes) await drained(res);
-        else if (++sinceYield >= YIELD_EVERY) {
+        if (chunk.length >= WRITE_BYTES) {
+            res.write(chunk);
+            chunk = '';
+            if (res.writableLength >= batchBytes) {
+                await drained(res);
+                sinceYield = 0;
+                continue;
+            }
+        }
+        if (++sinceYield >= YIELD_EVERY) {
             sinceYield = 0;
             await new Promise((r) => setImmediate(r));
         }
     }
-    res.end(']}}');
+    res.end(`${chunk}]}}`);
 }
 
 /** One event as HAR entry JSON; undefined when it was removed since the query ran (it is simply not exported). */
