@@ -15,6 +15,8 @@ export interface DeletionLog {
 const PREFIX = 'deleted-';
 /** Ids per record (~1.2 MB of JSON), well under the key-value store's record limit. */
 const PER_RECORD = 50_000;
+/** Records read at a start past which they are merged. */
+const COMPACT_ABOVE = 10;
 
 /** The deletion log as records `deleted-<time><random>` of a key-value store (the named one on the platform). */
 export class KvDeletionLog implements DeletionLog {
@@ -27,6 +29,7 @@ export class KvDeletionLog implements DeletionLog {
         }
     }
 
+    /** Every id recorded; many small records (one per single delete) are merged into few on the way. */
     async load(): Promise<string[]> {
         const keys: string[] = [];
         await this.kvs.forEachKey((key) => void keys.push(key), { prefix: PREFIX });
@@ -34,6 +37,12 @@ export class KvDeletionLog implements DeletionLog {
         for (const key of keys) {
             const value = await this.kvs.getValue<unknown>(key);
             if (Array.isArray(value)) for (const id of value) if (typeof id === 'string') ids.push(id);
+        }
+        if (keys.length > COMPACT_ABOVE) {
+            // Written before the old ones go, so a crash in between only leaves duplicates. Records
+            // another run adds meanwhile have keys not listed here and stay.
+            await this.record(ids);
+            for (const key of keys) await this.kvs.setValue(key, null);
         }
         return ids;
     }

@@ -175,3 +175,30 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Pro
         await new Promise((r) => setTimeout(r, 50));
     }
 }
+
+describe('the deletion log stays small', () => {
+    it('merges the records of many single deletes into one when a fresh database loads them, and still skips every deleted capture', async () => {
+        const first = await startTestService({ input: { urlCount: 1, rateLimitPerMinute: 0 } });
+        let second: TestService | undefined;
+        const store = join(first.dir, 'key_value_stores', 'default');
+        const records = async (): Promise<string[]> => (await readdir(store)).filter((f) => f.startsWith('deleted-'));
+        try {
+            for (let i = 0; i < 14; i++) await hit(first, first.webhookId, `n${i}`);
+            await waitUntil(async () => (await json<{ sync: { outboxBacklog: number } }>(await first.fetch('/system/metrics'))).sync.outboxBacklog === 0);
+            const ids = await listedIds(first);
+            const doomed = ids.slice(0, 12);
+            for (const id of doomed) expect((await first.fetch(`/logs/${id}`, { method: 'DELETE' })).status).toBe(204);
+            expect((await records()).length).toBe(12);
+            await first.close({ keepDir: true });
+            await rm(join(first.dir, 'webhook-debugger'), { recursive: true, force: true });
+
+            second = await startTestService({ dir: first.dir, input: { urlCount: 1, rateLimitPerMinute: 0 } });
+            const s = second;
+            await waitUntil(async () => (await json<{ sync: { catchUp: { done: boolean } } }>(await s.fetch('/system/metrics'))).sync.catchUp.done);
+            expect(await listedIds(second)).toEqual(ids.slice(12));
+            expect((await records()).length).toBe(1);
+        } finally {
+            await (second ?? first).close();
+        }
+    });
+});
