@@ -28,7 +28,7 @@ describe('injected 429/5xx from the Apify API', () => {
         const pushes = sim.faults.inject({ method: 'POST', path: /^\/v2\/datasets\/[^/]+\/items$/, statuses: [429, 500, 503], every: 2, times: Infinity });
         // The API client cannot retry a streamed upload itself: the first two attempts fail.
         const uploads = sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: [500, 429], every: 1, times: 2 });
-        const registry = sim.faults.inject({ method: 'PUT', path: /\/records\/WEBHOOKS$/, statuses: [503], every: 1, times: 1 });
+        const registry = sim.faults.inject({ method: 'PUT', path: /\/records\/webhook-/, statuses: [503], every: 1, times: 1 });
         const svc = await startContainer(sim, platformRun);
         running.push(svc);
         const [hook] = (await (await svc.fetch('/info', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json() as { system: { activeWebhooks: { id: string }[] } }).system.activeWebhooks.map((w) => w.id);
