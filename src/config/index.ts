@@ -1,9 +1,9 @@
 import type { EnvConfig } from './env.js';
-import type { InputConfig } from './input.js';
+import type { InputConfig } from './input-types.js';
 import { memoryBudget, type MemoryBudget } from '../memory/budget.js';
 
 export type { EnvConfig } from './env.js';
-export type { InputConfig, SignatureConfig } from './input.js';
+export type { InputConfig, SignatureConfig } from './input-types.js';
 export { readEnv } from './env.js';
 export { parseInput, unknownInputFields, inputSchema } from './input.js';
 

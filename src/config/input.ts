@@ -3,42 +3,8 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError } from '../errors.js';
 import { IpMatcher } from '../lib/ip.js';
+import type { InputConfig } from './input-types.js';
 import { checkPipelineInput, normalizePipelineInput } from './pipeline.js';
-
-/** Signature verification settings (see DECISIONS.md). */
-export interface SignatureConfig {
-    provider: 'stripe' | 'shopify' | 'github' | 'slack' | 'custom';
-    headerName?: string;
-    algorithm?: 'sha1' | 'sha256' | 'sha512';
-    encoding?: 'hex' | 'base64';
-    timestampKey?: string;
-    tolerance?: number;
-    secret?: string;
-}
-
-/** Run input after validation and defaults: the fields of INPUT_SCHEMA.json. */
-export interface InputConfig {
-    urlCount: number;
-    retentionHours: number;
-    authKey?: string;
-    allowedIps: string[];
-    rateLimitPerMinute: number;
-    maskSensitiveData: boolean;
-    redactBodyPaths: string[];
-    defaultResponseCode: number;
-    defaultResponseBody: string;
-    defaultResponseHeaders: Record<string, string>;
-    responseDelayMs: number;
-    maxPayloadSize: number;
-    enableJSONParsing: boolean;
-    jsonSchema?: Record<string, unknown>;
-    signatureVerification?: SignatureConfig;
-    signatureVerificationSecret?: string;
-    customScript?: string;
-    forwardUrl?: string;
-    replayMaxRetries: number;
-    replayTimeoutMs: number;
-}
 
 interface ApifyInputSchema {
     properties: Record<string, Record<string, unknown>>;

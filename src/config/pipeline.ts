@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { compileJsonSchema } from '../lib/json-schema.js';
 import { syntaxErrorOf } from '../sandbox/script.js';
 import { parseSignatureSettings, type SignatureSettings } from '../signatures/index.js';
-import type { InputConfig } from './input.js';
+import type { InputConfig } from './input-types.js';
 
 /** Fields that may arrive as JSON text (the console's text editors, the INPUT env var). */
 const JSON_TEXT_FIELDS = ['jsonSchema', 'signatureVerification'] as const;
