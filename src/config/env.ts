@@ -1,4 +1,4 @@
-import { parseAllowlistEntry } from '../delivery/ranges.js';
+import { parseAllowlistEntry } from '../lib/cidr.js';
 import { ConfigError } from '../errors.js';
 
 /**

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { parseAllowlistEntry } from '../lib/cidr.js';
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -66,16 +67,6 @@ export function classify(ip: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
         return classify(new ipaddr.IPv4([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]));
     }
     return find(ip, V6) ?? (ip.match(GLOBAL_UNICAST) ? undefined : 'not global unicast');
-}
-
-/**
- * One operator allowlist entry (`SSRF_ALLOWLIST`): a single IP or a CIDR block. Throws on a malformed
- * entry. The config reader validates with this very function, so what it accepts is what the guard parses.
- */
-export function parseAllowlistEntry(entry: string): Cidr {
-    if (entry.includes('/')) return ipaddr.parseCIDR(entry);
-    const ip = ipaddr.parse(entry);
-    return [ip, ip.kind() === 'ipv4' ? 32 : 128];
 }
 
 /** A parsed operator allowlist (`SSRF_ALLOWLIST`): single IPs or CIDRs. Throws on a malformed entry. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { parseInput, readEnv, unknownInputFields } from '../../src/config/index.js';
-import { parseAllowlist, parseAllowlistEntry } from '../../src/delivery/ranges.js';
+import { parseAllowlistEntry } from '../../src/lib/cidr.js';
+import { parseAllowlist } from '../../src/delivery/ranges.js';
 import { ConfigError } from '../../src/errors.js';
 import { IpMatcher } from '../../src/lib/ip.js';
 import { signatureSettingsOf } from '../../src/config/pipeline.js';
