@@ -9,7 +9,6 @@ import type { DeletionLog } from '../storage/deletion-log.js';
 import type { EventStore } from '../storage/event-store.js';
 import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
-import type { StoredRequest } from './record.js';
 import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
 import type { AnswerPick, AnswerPlan } from '../webhooks/answer.js';
 
@@ -29,6 +28,19 @@ export interface IngestDeps {
     deletions?: DeletionLog;
     /** Delivers captures to `forwardUrl` in the background; absent without it. */
     forwarder?: Forwarder;
+}
+
+/** The request as stored (credentials masked): the stored event's fields and the script's view of them. */
+export interface StoredRequest {
+    method: string;
+    requestUrl: string;
+    contentType: string;
+    remoteIp: string;
+    userAgent: string;
+    headers: Record<string, unknown>;
+    query: Record<string, string | string[]>;
+    /** Whether masking changed a header that forwarding sends (the stored request is then not the forwarded one). */
+    headersAltered: boolean;
 }
 
 /** The answer being prepared for the sender. */

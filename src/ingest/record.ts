@@ -1,5 +1,5 @@
 import type { NewEvent } from '../storage/types.js';
-import type { IngestContext } from './context.js';
+import type { IngestContext, StoredRequest } from './context.js';
 import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
 import { redactBody } from './redact-body.js';
 import { CredentialRule, maskUrl } from './credentials.js';
@@ -33,19 +33,6 @@ export function storedQuery(search: URLSearchParams, rule: CredentialRule): Reco
         out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     return { ...out };
-}
-
-/** The request as stored (credentials masked): the stored event's fields and the script's view of them. */
-export interface StoredRequest {
-    method: string;
-    requestUrl: string;
-    contentType: string;
-    remoteIp: string;
-    userAgent: string;
-    headers: Record<string, unknown>;
-    query: Record<string, string | string[]>;
-    /** Whether masking changed a header that forwarding sends (the stored request is then not the forwarded one). */
-    headersAltered: boolean;
 }
 
 /** The request fields of a context as they are stored, built once per request (the script step reads them first). */
