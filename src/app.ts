@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './routes/deps.js';
 import { AppError } from './errors.js';
 import { clientIp } from './http/client-ip.js';
 import { bindContext, splitUrl, type RequestContext } from './http/context.js';

@@ -1,8 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config/index.js';
 import { BadRequestError } from '../errors.js';
+import type { EventStore } from '../storage/event-store.js';
 import type { ExportEntry, StoredBody } from '../storage/types.js';
+import type { WebhookManager } from '../webhooks/manager.js';
 import { parseLogsRequest } from './parse-logs-query.js';
 import { headerValue, REDACTED } from '../lib/headers.js';
 
@@ -138,11 +140,20 @@ const YIELD_EVERY = 100;
 /** Entry text gathered before one write to the socket. */
 const WRITE_BYTES = 64 * 1024;
 
+/** What a HAR export reads: the store, which webhooks are live, the batch size, and the service's name and address. */
+export interface HarDeps {
+    store: EventStore;
+    webhooks: Pick<WebhookManager, 'getActive'>;
+    config: Config;
+    version: string;
+    baseUrl(): string;
+}
+
 /**
  * GET /logs?format=har: the events the same query lists, as a HAR 1.2 document, streamed. `signal`
  * fires when the client goes away: the query is cancelled, and no further entry is read or written.
  */
-export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSearchParams, signal: AbortSignal): Promise<void> {
+export async function sendHar(deps: HarDeps, res: ServerResponse, search: URLSearchParams, signal: AbortSignal): Promise<void> {
     const { query } = parseLogsRequest(search);
     const page = await deps.store.query(query, signal);
     const base = deps.baseUrl();
@@ -183,7 +194,7 @@ export async function sendHar(deps: AppDeps, res: ServerResponse, search: URLSea
 }
 
 /** One event as HAR entry JSON; undefined when it was removed since the query ran (it is simply not exported). */
-function entryText(deps: AppDeps, id: string, base: string): string | undefined {
+function entryText(deps: HarDeps, id: string, base: string): string | undefined {
     try {
         const { entry, body } = deps.store.getExportRecord(id);
         return JSON.stringify(harEntry(entry, body, base));

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
 import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';

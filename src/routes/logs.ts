@@ -1,4 +1,4 @@
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { encodeCursor } from '../http/logs-query/cursor.js';
 import { parseLogsRequest } from '../http/parse-logs-query.js';

@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { Router, type Request, type Response } from 'express';
 import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import type { BodyKind } from '../storage/types.js';

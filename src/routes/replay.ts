@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { parseReplayEdit } from '../delivery/replay-edit.js';
 import { createReplayer, type ReplaySigner } from '../delivery/replay.js';
 import { signatureSettingsOf } from '../config/pipeline.js';

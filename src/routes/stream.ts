@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { SSE_HEADERS } from '../live/hub.js';
 import { ctxOf } from '../http/context.js';
 import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from './deps.js';
 import { AppError, BadRequestError, NotFoundError } from '../errors.js';
 import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';

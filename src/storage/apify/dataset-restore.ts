@@ -1,4 +1,4 @@
-import type { Readiness } from '../../deps.js';
+import type { Readiness } from '../readiness.js';
 import type { Logger } from '../../lib/log.js';
 import type { EventStore } from '../event-store.js';
 import type { BodyKind, NewEvent } from '../types.js';
