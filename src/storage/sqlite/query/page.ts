@@ -29,6 +29,9 @@ export interface PageShape {
     events: number;
 }
 
+/** What a count filters on: the conditions of a page shape and their parameters. */
+export type CountShape = Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>;
+
 /** ` WHERE a AND b`, or nothing. */
 export const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 // Body conditions read about 1 KB per row, so where to start matters 100x (see firstRows).

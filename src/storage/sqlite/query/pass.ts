@@ -1,8 +1,7 @@
 import type { CursorPosition, LogsPage } from '../../query-types.js';
 import { rowToSummary } from '../rows.js';
 import { mergeFirst, rowOrder } from './merge.js';
-import type { PageRow, PageShape } from './page.js';
-import type { CountShape } from './scan.js';
+import type { CountShape, PageRow, PageShape } from './page.js';
 
 /**
  * A pass over every body that a query still needs, with what it takes to finish the page: the

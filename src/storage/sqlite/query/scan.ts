@@ -3,7 +3,7 @@ import type { CursorPosition, SortRule } from '../../query-types.js';
 import { appendOnlyCount } from './count-cache.js';
 import { FirstRows } from './keep.js';
 import { keysetCondition } from './order.js';
-import { whereClause, type PageRow, type PageShape } from './page.js';
+import { whereClause, type CountShape, type PageRow, type PageShape } from './page.js';
 import { byteSlices, largeBodies, NO_LARGE_BODIES, SLICE, SLICE_BYTES, type LargeBodies, type SliceLimits } from './slices.js';
 import { prepared } from './statements.js';
 
@@ -95,9 +95,6 @@ function barred(base: string, order: readonly SortRule[], bar: CursorPosition, p
     // The subquery keeps count(*) OVER () counting every match of the slice.
     return `SELECT * FROM (SELECT *, ${before} AS n_beats FROM (${base})) WHERE n_beats OR n_row = 1 ORDER BY ${orderBy} LIMIT @reach + 1`;
 }
-
-/** What a count filters on: the conditions of a page shape and their parameters. */
-export type CountShape = Pick<PageShape, 'eventConditions' | 'bodyConditions' | 'params'>;
 
 function countSql(s: CountShape): { whole: string; ranged: string } {
     const onlyBody = s.eventConditions.length === 0 && s.bodyConditions.length > 0;
