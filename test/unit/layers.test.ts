@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SRC = join(ROOT, 'src');
+
+// Static imports and re-exports (type-only ones too, multi-line ones too), side-effect imports and
+// dynamic import() of a relative path. Comments are blanked first so that examples in them do not count.
+const IMPORT = /\b(?:import|export)\b[^;'"`]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function sourceFiles(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return sourceFiles(path);
+        return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    });
+}
+
+function stripComments(text: string): string {
+    return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+/** The relative imports of every file under src, as src-relative paths (`ingest/context.ts`). */
+function importGraph(): Map<string, string[]> {
+    const graph = new Map<string, string[]>();
+    for (const file of sourceFiles(SRC)) {
+        const targets = new Set<string>();
+        for (const match of stripComments(readFileSync(file, 'utf8')).matchAll(IMPORT)) {
+            const spec = (match[1] ?? match[2])!;
+            const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+            if (existsSync(target)) targets.add(relative(SRC, target));
+        }
+        graph.set(relative(SRC, file), [...targets].sort());
+    }
+    return graph;
+}
+
+/** Every import cycle, each listed once from its smallest module (Tarjan's strongly connected components). */
+function cycles(graph: Map<string, string[]>): string[][] {
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const found: string[][] = [];
+    const visit = (node: string): void => {
+        index.set(node, index.size);
+        low.set(node, index.get(node)!);
+        stack.push(node);
+        onStack.add(node);
+        for (const next of graph.get(node) ?? []) {
+            if (!index.has(next)) {
+                visit(next);
+                low.set(node, Math.min(low.get(node)!, low.get(next)!));
+            } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+        }
+        if (low.get(node) !== index.get(node)) return;
+        const component: string[] = [];
+        let member: string;
+        do {
+            member = stack.pop()!;
+            onStack.delete(member);
+            component.push(member);
+        } while (member !== node);
+        if (component.length > 1 || graph.get(node)?.includes(node)) found.push(component.sort());
+    };
+    for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+    return found;
+}
+
+// The house reads top-down: main → compose → app → ingest and routes → delivery, http, live, webhooks →
+// storage → lib. Config is read by every layer, so it sits with storage and lib at the bottom.
+const HIGHER = ['main.ts', 'compose.ts', 'app.ts', 'deps.ts', 'ingest/', 'routes/', 'http/', 'live/', 'webhooks/', 'delivery/'];
+const LOW = ['storage/', 'lib/', 'config/'];
+
+describe('the import graph of src', () => {
+    const graph = importGraph();
+
+    it('reads every module (the parser finds imports at all)', () => {
+        assert.ok(graph.size > 100, `only ${graph.size} modules found`);
+        assert.ok(graph.get('main.ts')?.includes('compose.ts'), 'main.ts → compose.ts not seen');
+    });
+
+    it('has no import cycle', () => {
+        assert.deepEqual(cycles(graph), []);
+    });
+
+    it('never imports upward from storage, lib or config', () => {
+        const upward: string[] = [];
+        for (const [from, targets] of graph) {
+            if (!LOW.some((low) => from.startsWith(low))) continue;
+            for (const to of targets) if (HIGHER.some((high) => to === high || (high.endsWith('/') && to.startsWith(high)))) upward.push(`${from} → ${to}`);
+        }
+        assert.deepEqual(upward, []);
+    });
+});
