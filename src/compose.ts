@@ -19,6 +19,7 @@ import { Metrics } from './lib/metrics.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
 import { urlProblem } from './delivery/ssrf-guard.js';
 import { KvBlobStore } from './storage/apify/kv-blob-store.js';
+import { Deadlines, installDeadlines } from './storage/apify/deadline.js';
 import { DatasetExporter, EXPORT_BATCH, EXPORT_IDLE_MS } from './storage/apify/dataset-export.js';
 import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
@@ -90,15 +91,17 @@ interface ActorStorage {
  * The actor's default key-value store and dataset. On the platform they come from the initialized
  * SDK; locally from our storage folder, never purged, so data survives restarts.
  */
-async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger, clock: Clock): Promise<ActorStorage> {
+async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger, clock: Clock, deadlines: Deadlines): Promise<ActorStorage> {
     if (onPlatform) {
+        // Every call below can be aborted at its deadline (storage/apify/deadline.ts).
+        installDeadlines(Actor.apifyClient);
         // Named storages outlive the run: a URL handed out by one Standby run keeps working in the next,
         // and a new run (or a fresh container after a migration) restores its history from them.
         const name = platformStorageName(scope);
         const kvs = await Actor.openKeyValueStore(name);
-        const openDataset = async (): Promise<DatasetSink> => new MirroredDatasetSink(new ApifyDatasetSink(await Actor.openDataset(name)), new ApifyDatasetSink(await Actor.openDataset()));
+        const openDataset = async (): Promise<DatasetSink> => new MirroredDatasetSink(new ApifyDatasetSink(await Actor.openDataset(name), deadlines), new ApifyDatasetSink(await Actor.openDataset(), deadlines));
         const raw = { open: async (key: string) => (await Actor.apifyClient.keyValueStore(kvs.id).getRecord(key, { stream: true }))?.value as Readable | undefined };
-        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool'), clock) };
+        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool'), clock, undefined, deadlines) };
     }
     // Before the default store opens: its local client reads every file in it (see local-payloads.ts).
     const blobs = await openLocalPayloads(storageDir, log);
@@ -133,7 +136,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const log = options.log ?? consoleLogger;
     const clock = options.clock ?? systemClock;
     const storageDir = resolve(env.storageDir);
-    const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log, clock);
+    const deadlines = new Deadlines(env.apifyCallDeadlineMs);
+    const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log, clock, deadlines);
     const { kvs } = actorStorage;
     const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
@@ -150,7 +154,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     // A read model rebuilt from the dataset must not bring deleted captures back.
     const deletions = new KvDeletionLog(kvs);
     if (freshDatabase) await store.addTombstones(await deletions.load());
-    const webhookStore = new KvWebhookStore(kvs);
+    const webhookStore = new KvWebhookStore(kvs, deadlines);
     await webhookStore.migrate();
     const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);

@@ -33,6 +33,8 @@ export interface EnvConfig {
     inputOverride: string | undefined;
     /** The container's memory in MB (ACTOR_MEMORY_MBYTES, 1024 when unset): the memory budget derives from it. */
     memoryMbytes: number;
+    /** Base of the total deadline of each Apify API call, ms (APIFY_CALL_DEADLINE_MS; 30,000; see storage/apify/deadline.ts). */
+    apifyCallDeadlineMs: number;
 }
 
 /** The durability modes of STORAGE_SYNC. */
@@ -84,5 +86,6 @@ export function readEnv(env: Env = process.env): EnvConfig {
         storageSync,
         inputOverride: env.INPUT,
         memoryMbytes,
+        apifyCallDeadlineMs: Number(env.APIFY_CALL_DEADLINE_MS) > 0 ? Number(env.APIFY_CALL_DEADLINE_MS) : 30_000,
     };
 }

@@ -3,6 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Dataset } from 'apify';
+import { DATASET_READ_BYTES, Deadlines } from './deadline.js';
 
 /** Where exported events go: the actor's dataset. */
 export interface DatasetSink {
@@ -14,22 +15,24 @@ export interface DatasetSink {
     position?(): string;
 }
 
-/** The platform dataset, through the SDK. */
+/**
+ * The platform dataset, through the SDK. Every call has a total deadline (deadline.ts): a push
+ * stuck on the API fails, and the exporter tries the batch again later from the outbox.
+ */
 export class ApifyDatasetSink implements DatasetSink {
-    constructor(private readonly dataset: Dataset) {}
+    constructor(private readonly dataset: Dataset, private readonly deadlines: Deadlines = new Deadlines()) {}
 
     async push(items: Record<string, unknown>[]): Promise<void> {
-        await this.dataset.pushData(items);
+        await this.deadlines.run('dataset push', 0, () => this.dataset.pushData(items));
     }
 
     async read(offset: number, limit: number): Promise<Record<string, unknown>[]> {
-        const page = await this.dataset.getData({ offset, limit, clean: false });
-        return page.items as Record<string, unknown>[];
+        return (await this.list(offset, limit)).items;
     }
 
     /** Items from `offset` (only `fields` of each, when given) and the dataset's item count: one request. */
     async list(offset: number, limit: number, fields?: string[]): Promise<{ items: Record<string, unknown>[]; total: number }> {
-        const page = await this.dataset.getData({ offset, limit, clean: false, ...(fields ? { fields } : {}) });
+        const page = await this.deadlines.run('dataset read', DATASET_READ_BYTES, () => this.dataset.getData({ offset, limit, clean: false, ...(fields ? { fields } : {}) }));
         return { items: page.items as Record<string, unknown>[], total: page.total };
     }
 }

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +10,7 @@ import { exponential, type RetrySchedule } from '../../lib/backoff.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { BlobStore, BlobWriter } from '../blob-store.js';
 import { FileBlobStore } from '../blob/file-blob-store.js';
+import { Deadlines } from './deadline.js';
 
 /** The key-value store's raw record API: the bytes as stored, never parsed by content type. */
 export interface RawRecords {
@@ -39,6 +41,7 @@ export class KvBlobStore implements BlobStore {
         private readonly spoolDir: string,
         private readonly clock: Pick<Clock, 'sleep'> = systemClock,
         private readonly retries: RetrySchedule = UPLOAD_RETRIES,
+        private readonly deadlines: Deadlines = new Deadlines(),
     ) {
         this.spool = new FileBlobStore(spoolDir);
     }
@@ -79,14 +82,16 @@ export class KvBlobStore implements BlobStore {
 
     async delete(key: string): Promise<void> {
         await this.spool.delete(key);
-        await this.kvs.setValue(key, null);
+        await this.deadlines.run('payload delete', 0, () => this.kvs.setValue(key, null));
     }
 
     private async upload(key: string, contentType: string): Promise<void> {
         const file = join(this.spoolDir, `${key}.bin`);
+        const { size } = await stat(file);
         for (let attempt = 1; ; attempt++) {
             try {
-                await this.kvs.setValue(key, createReadStream(file), { contentType });
+                // Each attempt has a deadline scaled by the payload's size (deadline.ts); a stuck one is sent again.
+                await this.deadlines.run('payload upload', size, () => this.kvs.setValue(key, createReadStream(file), { contentType }));
                 return;
             } catch (error) {
                 if (attempt >= this.retries.attempts) throw error;
@@ -97,17 +102,25 @@ export class KvBlobStore implements BlobStore {
 
     /** Copies a record into the spool through a temporary name, so a broken download is never served. */
     private async download(key: string): Promise<void> {
-        const source = await this.raw.open(key);
-        if (!source) throw new NotFoundError(`Payload '${key}' not found`);
         await mkdir(this.spoolDir, { recursive: true });
         const final = join(this.spoolDir, `${key}.bin`);
-        const temp = `${final}.download`;
-        try {
-            await pipeline(source, createWriteStream(temp));
-            await rename(temp, final);
-        } catch (error) {
-            await rm(temp, { force: true });
-            throw error;
-        }
+        // A name of its own: a download given up on may still be removing its file.
+        const temp = `${final}.${randomUUID()}.download`;
+        // The size is unknown until the answer comes: each byte received earns its time (deadline.ts),
+        // so a large payload that keeps coming is never cut, and a dripping or silent one is.
+        await this.deadlines.run('payload read', 0, async (deadline) => {
+            const source = await this.raw.open(key);
+            if (!source) throw new NotFoundError(`Payload '${key}' not found`);
+            source.on('data', (chunk: Buffer) => deadline.moved(chunk.length));
+            const { signal } = deadline;
+            try {
+                await pipeline(source, createWriteStream(temp), { signal });
+                await rename(temp, final);
+            } catch (error) {
+                source.destroy();
+                await rm(temp, { force: true });
+                throw error;
+            }
+        });
     }
 }

@@ -1,6 +1,7 @@
 import type { KeyValueStore } from 'apify';
 import type { Webhook } from '../types.js';
 import type { WebhookStore } from '../webhook-store.js';
+import { Deadlines } from './deadline.js';
 
 /** The record that held the whole list before each webhook had its own; migrated on first start. */
 const LEGACY_KEY = 'WEBHOOKS';
@@ -30,16 +31,17 @@ export class KvWebhookStore implements WebhookStore {
     /** API calls made, for the cost figure of polling. */
     calls = 0;
 
-    constructor(private readonly kvs: KeyValueStore) {}
+    /** Every call has a total deadline (deadline.ts): a stuck API fails the change or the poll instead of holding it. */
+    constructor(private readonly kvs: KeyValueStore, private readonly deadlines: Deadlines = new Deadlines()) {}
 
     /** Moves the single-record list of older versions into one record per webhook. */
     async migrate(): Promise<number> {
         this.calls++;
-        const legacy = await this.kvs.getValue<Webhook[]>(LEGACY_KEY);
+        const legacy = await this.deadlines.run('webhook read', 0, () => this.kvs.getValue<Webhook[]>(LEGACY_KEY));
         if (!Array.isArray(legacy)) return 0;
         for (const webhook of legacy) if (typeof webhook?.id === 'string' && !webhook.id.includes('-')) await this.write(webhook);
         this.calls++;
-        await this.kvs.setValue(LEGACY_KEY, null);
+        await this.deadlines.run('webhook write', 0, () => this.kvs.setValue(LEGACY_KEY, null));
         return legacy.length;
     }
 
@@ -47,19 +49,19 @@ export class KvWebhookStore implements WebhookStore {
         const newest = new Map<string, string>();
         const stale: string[] = [];
         this.calls++;
-        await this.kvs.forEachKey((key) => {
+        await this.deadlines.run('webhook listing', 0, () => this.kvs.forEachKey((key) => {
             const id = idOfKey(key);
             const known = newest.get(id);
             if (known === undefined) newest.set(id, key);
             else if (revOfKey(known) < revOfKey(key)) (stale.push(known), newest.set(id, key));
             else stale.push(key);
-        }, { prefix: PREFIX });
+        }, { prefix: PREFIX }));
         const webhooks: Webhook[] = [];
         for (const [id, key] of newest) {
             let webhook = this.fetched.get(key);
             if (!webhook) {
                 this.calls++;
-                webhook = (await this.kvs.getValue<Webhook>(key)) ?? undefined;
+                webhook = (await this.deadlines.run('webhook read', 0, () => this.kvs.getValue<Webhook>(key))) ?? undefined;
                 if (!webhook) continue;
                 this.fetched.set(key, webhook);
             }
@@ -88,7 +90,7 @@ export class KvWebhookStore implements WebhookStore {
         // Every version, including one another run wrote since this one last looked.
         const keys: string[] = [];
         this.calls++;
-        await this.kvs.forEachKey((key) => void (idOfKey(key) === id && keys.push(key)), { prefix: `${PREFIX}${id}-` });
+        await this.deadlines.run('webhook listing', 0, () => this.kvs.forEachKey((key) => void (idOfKey(key) === id && keys.push(key)), { prefix: `${PREFIX}${id}-` }));
         for (const key of keys) await this.remove(key);
         this.keys.delete(id);
     }
@@ -97,7 +99,7 @@ export class KvWebhookStore implements WebhookStore {
         const key = keyOf(webhook);
         const previous = this.keys.get(webhook.id);
         this.calls++;
-        await this.kvs.setValue(key, webhook);
+        await this.deadlines.run('webhook write', 0, () => this.kvs.setValue(key, webhook));
         this.fetched.set(key, webhook);
         this.keys.set(webhook.id, key);
         if (previous !== undefined && previous !== key) await this.remove(previous);
@@ -106,6 +108,6 @@ export class KvWebhookStore implements WebhookStore {
     private async remove(key: string): Promise<void> {
         this.fetched.delete(key);
         this.calls++;
-        await this.kvs.setValue(key, null);
+        await this.deadlines.run('webhook write', 0, () => this.kvs.setValue(key, null));
     }
 }

@@ -1,3 +1,10 @@
+/**
+ * How a faulty request is answered: an HTTP status, or `hang` (the request is read, then never
+ * answered) or `drip` (a 200 whose body comes one byte per second and never ends). Neither
+ * processes the request.
+ */
+export type FaultAnswer = number | 'hang' | 'drip';
+
 /** A rule that makes matching API requests fail, as a loaded or flaky platform does. */
 export interface FaultRule {
     /** HTTP method to match; any when absent. */
@@ -5,7 +12,7 @@ export interface FaultRule {
     /** Matched against the path (without the query). */
     path: RegExp;
     /** Statuses answered in turn, e.g. [429, 500, 503]. */
-    statuses: number[];
+    statuses: FaultAnswer[];
     /** Fail every n-th matching request (1 = each one). */
     every: number;
     /** How many failures in all; Infinity for no end. */
@@ -16,7 +23,7 @@ export interface FaultRule {
 export class Faults {
     private rules: (FaultRule & { seen: number; failed: number })[] = [];
     /** Failures answered so far, by status. */
-    readonly answered = new Map<number, number>();
+    readonly answered = new Map<FaultAnswer, number>();
 
     /** Adds a rule; the returned handle counts the requests it saw and failed. */
     inject(rule: FaultRule): { readonly seen: number; readonly failed: number } {
@@ -31,7 +38,7 @@ export class Faults {
     }
 
     /** The status to fail this request with, if a rule says so. */
-    pick(method: string, path: string): number | undefined {
+    pick(method: string, path: string): FaultAnswer | undefined {
         for (const rule of this.rules) {
             if (rule.method && rule.method !== method) continue;
             if (!rule.path.test(path)) continue;

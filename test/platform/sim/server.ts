@@ -18,6 +18,16 @@ export interface SeenRequest {
     bytes: number;
 }
 
+/** A request answered by a `hang` or `drip` fault: when it came, how many bytes were dripped, when the client closed it. */
+export interface StalledRequest {
+    method: string;
+    path: string;
+    kind: 'hang' | 'drip';
+    arrivedAt: number;
+    dripped: number;
+    closedAt: number | undefined;
+}
+
 const datasetSchema = JSON.parse(readFileSync(new URL('../../../.actor/dataset_schema.json', import.meta.url), 'utf8')) as { fields: { $schema?: string } & Record<string, unknown> };
 /** The item schema, as the platform applies it to every pushed item (draft-07; ajv's default). */
 const { $schema: _draft, ...itemSchema } = datasetSchema.fields;
@@ -39,6 +49,8 @@ export class ApifySim {
     readonly state = new SimState();
     readonly faults = new Faults();
     readonly requests: SeenRequest[] = [];
+    /** Requests held by `hang` and `drip` faults. */
+    readonly stalled: StalledRequest[] = [];
     /** Requests no route knew: the simulation is missing something the SDK needs. */
     readonly unhandled: string[] = [];
     readonly token = 'sim-token-' + Math.random().toString(36).slice(2);
@@ -87,6 +99,27 @@ export class ApifySim {
         await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     }
 
+    /** Never answers (`hang`), or answers 200 and then one byte of a never-ending body per second (`drip`). */
+    private stall(kind: 'hang' | 'drip', method: string, path: string, res: ServerResponse): void {
+        const seen: StalledRequest = { method, path, kind, arrivedAt: Date.now(), dripped: 0, closedAt: undefined };
+        this.stalled.push(seen);
+        let timer: NodeJS.Timeout | undefined;
+        if (kind === 'drip') {
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1_000_000 });
+            res.flushHeaders();
+            const drip = (): void => {
+                res.write(' ');
+                seen.dripped++;
+            };
+            drip();
+            timer = setInterval(drip, 1000);
+        }
+        res.on('close', () => {
+            clearInterval(timer);
+            seen.closedAt = Date.now();
+        });
+    }
+
     private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
         const url = new URL(req.url ?? '/', this.url);
         const method = req.method ?? 'GET';
@@ -100,6 +133,7 @@ export class ApifySim {
             return;
         }
         const fault = this.faults.pick(method, url.pathname);
+        if (fault === 'hang' || fault === 'drip') return this.stall(fault, method, url.pathname, res);
         if (fault !== undefined) {
             res.writeHead(fault, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: fault === 429 ? 'rate-limit-exceeded' : 'internal-error', message: 'injected fault' } }));
             return;

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diagnostic } from '../helpers/diagnostic.js';
+import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { send, type Payload } from './sim/payloads.js';
+import { startRun, type PlatformRun } from './sim/run.js';
+import { ApifySim, type StalledRequest } from './sim/server.js';
+import { listEvents, payloadBytes, startContainer } from './sim/service.js';
+
+const AUTH_KEY = 'deadline-key';
+/** The base of every API call's deadline in these runs (production: 30 s). */
+const DEADLINE_MS = 2500;
+/** Room for a loaded 2-core machine: the abort must come well before the client's own 30 s timeout. */
+const SLACK_MS = 4000;
+const PUSH = /^\/v2\/datasets\/[^/]+\/items$/;
+
+const small = (i: number): Payload => ({ name: `event ${i}`, contentType: 'application/json', bytes: Buffer.from(JSON.stringify({ i })) });
+
+/** Issue 22 item 3: every outbound call to the Apify API has a total deadline, whatever the API does. */
+describe('every Apify API call has a total deadline', () => {
+    let sim: ApifySim;
+    const running: ServiceProcess[] = [];
+    afterAll(async () => {
+        for (const svc of running) await svc.stop();
+        await sim?.close();
+        for (const svc of running) await removeDir(svc.dir);
+    });
+    beforeAll(async () => {
+        sim = await new ApifySim().start();
+    });
+
+    const start = async (actorId: string): Promise<{ svc: ServiceProcess; hook: string; run: PlatformRun }> => {
+        const run = startRun(sim, { actorId, input: { urlCount: 1, authKey: AUTH_KEY, rateLimitPerMinute: 0 } });
+        run.env.APIFY_CALL_DEADLINE_MS = String(DEADLINE_MS);
+        const svc = await startContainer(sim, run);
+        running.push(svc);
+        const info = (await (await svc.fetch('/info', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json()) as { system: { activeWebhooks: { id: string }[] } };
+        const hook = info.system.activeWebhooks[0]?.id;
+        assert.ok(hook);
+        return { svc, hook, run };
+    };
+
+    /** Sends `n` small captures; each must be answered 200 at once, export or no export. */
+    const capture = async (svc: ServiceProcess, hook: string, n: number, from: number): Promise<string[]> => {
+        const ids: string[] = [];
+        for (let i = from; i < from + n; i++) {
+            const began = Date.now();
+            const answer = await send(svc, hook, small(i), AUTH_KEY);
+            expect(answer.status).toBe(200);
+            expect(Date.now() - began).toBeLessThan(DEADLINE_MS);
+            ids.push(answer.requestId);
+        }
+        return ids;
+    };
+
+    /** Stalled pushes closed by the service, and a later push: it gave up and tried again. */
+    const gaveUpAndRetried = (kind: StalledRequest['kind']): StalledRequest[] | undefined => {
+        const pushes = sim.stalled.filter((s) => s.kind === kind && PUSH.test(s.path));
+        const closed = pushes.filter((s) => s.closedAt !== undefined);
+        const first = closed[0];
+        return first && pushes.some((s) => s.arrivedAt > first.closedAt!) ? closed : undefined;
+    };
+
+    const everyInBoth = (run: PlatformRun, actorId: string, requestIds: string[]): boolean => {
+        const history = sim.state.datasetByName(`webhook-debugger-actor-${actorId}`).items;
+        const own = sim.state.datasets.get(run.run.defaultDatasetId)!.items;
+        return requestIds.every((r) => history.some((i) => i.requestId === r) && own.some((i) => i.requestId === r));
+    };
+
+    for (const kind of ['hang', 'drip'] as const) {
+        const what = kind === 'hang' ? 'accepts a push and never answers' : 'answers a push one byte per second';
+        it(`a dataset API that ${what}: the export aborts it at the deadline and retries, capture and /logs keep answering, and every acknowledged event reaches both datasets once it clears`, async () => {
+            const actorId = `simDeadline${kind}01`;
+            const { svc, hook, run } = await start(actorId);
+            const before = await capture(svc, hook, 3, 0);
+            await waitFor(async () => (everyInBoth(run, actorId, before) ? true : undefined), { timeoutMs: 30_000, what: 'the first events exported' });
+
+            const rule = sim.faults.inject({ method: 'POST', path: PUSH, statuses: [kind], every: 1, times: Infinity });
+            const during = await capture(svc, hook, 10, 3);
+            const closed = await waitFor(async () => gaveUpAndRetried(kind), { timeoutMs: 60_000, what: `a ${kind}ing push aborted and tried again` });
+            // Meanwhile the service answers captures and queries as usual.
+            const more = await capture(svc, hook, 5, 13);
+            const listed = new Set((await listEvents(svc, AUTH_KEY)).map((e) => e.requestId));
+            for (const r of [...before, ...during, ...more]) expect(listed.has(r)).toBe(true);
+
+            for (const s of closed) {
+                const heldMs = s.closedAt! - s.arrivedAt;
+                diagnostic(`${kind}: push held ${heldMs} ms (deadline ${DEADLINE_MS} ms), ${s.dripped} bytes dripped`);
+                expect(heldMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1000);
+                expect(heldMs).toBeLessThan(DEADLINE_MS + SLACK_MS);
+                // A drip kept the socket busy: only our deadline, not an inactivity timer, could end it.
+                if (kind === 'drip') expect(s.dripped).toBeGreaterThanOrEqual(2);
+            }
+            const metrics = (await (await svc.fetch('/system/metrics', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json()) as { sync: { lastDatasetFlushError: string | null } };
+            expect(metrics.sync.lastDatasetFlushError ?? '').toMatch(/did not complete within/);
+
+            sim.faults.clear();
+            const all = [...before, ...during, ...more];
+            await waitFor(async () => (everyInBoth(run, actorId, all) ? true : undefined), { timeoutMs: 90_000, what: 'every acknowledged event in both datasets' });
+            diagnostic(`${kind}: ${rule.seen} pushes held, then all ${all.length} events exported`);
+            // Nothing left open: every held request was closed by the service.
+            await waitFor(async () => (sim.stalled.every((s) => s.closedAt !== undefined) ? true : undefined), { timeoutMs: 15_000, what: 'every held request closed' });
+        });
+    }
+
+    it('a payload upload that hangs is aborted at its deadline and sent again; the capture is answered 200 and the payload reads back byte-exact', async () => {
+        const actorId = 'simDeadlineUpload01';
+        const { svc, hook } = await start(actorId);
+        const rule = sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: ['hang'], every: 1, times: 2 });
+        const large: Payload = { name: 'large binary', contentType: 'application/octet-stream', bytes: randomBytes(6 * 1024 * 1024) };
+        const began = Date.now();
+        const answer = await send(svc, hook, large, AUTH_KEY);
+        const tookMs = Date.now() - began;
+        diagnostic(`upload: answered ${answer.status} after ${tookMs} ms, ${rule.failed} attempts held`);
+        expect(answer.status).toBe(200);
+        expect(rule.failed).toBe(2);
+        const held = sim.stalled.filter((s) => /\/records\/payload-/.test(s.path));
+        expect(held).toHaveLength(2);
+        // 6 MB earns 6 s at the minimum rate of 1 MB/s on top of the base.
+        for (const s of held) expect(s.closedAt! - s.arrivedAt).toBeLessThan(DEADLINE_MS + 6000 + SLACK_MS);
+        const [event] = (await listEvents(svc, AUTH_KEY)).filter((e) => e.requestId === answer.requestId);
+        assert.ok(event);
+        const got = await payloadBytes(svc, event.id, AUTH_KEY);
+        expect(got.status).toBe(200);
+        assert.ok(got.bytes.equals(large.bytes), `payload back byte-exact (${got.bytes.length} bytes)`);
+    });
+});
