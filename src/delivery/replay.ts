@@ -13,7 +13,7 @@ import { checkReplayable, type ReplayEdit } from './replay-edit.js';
 import { exponential } from '../lib/backoff.js';
 import { withRetries } from './retry.js';
 import { checkRequest, RequestBuildError, sendOnce, type OutgoingRequest } from './send.js';
-import { CredentialRule, maskUrl } from '../ingest/credentials.js';
+import { CredentialRule, maskUrl } from '../lib/credentials.js';
 import { SsrfGuard } from './ssrf-guard.js';
 
 /**

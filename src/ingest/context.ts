@@ -3,11 +3,12 @@ import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
+import type { ReceivedBody } from '../memory/receive-body.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DeletionLog } from '../storage/deletion-log.js';
 import type { EventStore } from '../storage/event-store.js';
-import type { BodyKind, NewEvent, Webhook } from '../storage/types.js';
+import type { NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
 import type { AnswerPick, AnswerPlan } from '../webhooks/answer.js';
@@ -49,15 +50,6 @@ export interface PreparedResponse {
     headers: Record<string, string>;
     /** A string or bytes are sent as is; anything else as JSON. */
     body: unknown;
-}
-
-/** The body as read off the wire. */
-export interface ReceivedBody {
-    kind: BodyKind;
-    size: number;
-    /** The bytes, unless offloaded. */
-    raw?: Buffer;
-    blobKey?: string;
 }
 
 /** What flows through the ingest steps; each step reads it and adds to it. */

@@ -2,7 +2,7 @@ import type { NewEvent } from '../storage/types.js';
 import type { IngestContext, StoredRequest } from './context.js';
 import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
 import { redactBody } from './redact-body.js';
-import { CredentialRule, maskUrl } from './credentials.js';
+import { CredentialRule, maskUrl } from '../lib/credentials.js';
 
 /**
  * Request headers as stored: credential headers replaced when masking is on, and any header that

@@ -1,9 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { BlobWriter } from '../storage/blob-store.js';
-import type { ReceivedBody } from '../ingest/context.js';
+import type { BodyKind } from '../storage/types.js';
 
 // How an ingest body is received within the memory budget (the step around it: ingest/steps/read-body.ts).
+
+/** The body as read off the wire. */
+export interface ReceivedBody {
+    kind: BodyKind;
+    size: number;
+    /** The bytes, unless offloaded. */
+    raw?: Buffer;
+    blobKey?: string;
+}
 
 /** The sender went away before the body was complete; there is nobody to answer. */
 export class ClientAbortedError extends Error {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialRule, maskUrl } from '../../src/ingest/credentials.js';
+import { CredentialRule, maskUrl } from '../../src/lib/credentials.js';
 
 const M = '%5BREDACTED%5D';
 const withKey = new CredentialRule('s3cr/et');

@@ -1,4 +1,4 @@
-import { CredentialRule } from '../credentials.js';
+import { CredentialRule } from '../../lib/credentials.js';
 import { storedHeaders } from '../record.js';
 import type { Step } from '../context.js';
 

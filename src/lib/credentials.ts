@@ -1,4 +1,4 @@
-import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
+import { MASKED_HEADERS, REDACTED } from './headers.js';
 
 /**
  * Which request parts carry a credential, decided on what the service itself reads: a query
