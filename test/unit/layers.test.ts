@@ -71,9 +71,22 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 // The house reads top-down: main → compose → app → ingest and routes → delivery, http, live, webhooks →
-// storage → lib. Config is read by every layer, so it sits with storage and lib at the bottom.
-const HIGHER = ['main.ts', 'compose.ts', 'app.ts', 'deps.ts', 'ingest/', 'routes/', 'http/', 'live/', 'webhooks/', 'delivery/'];
-const LOW = ['storage/', 'lib/', 'config/'];
+// storage → lib. Config, the memory budget, the sandbox and signatures sit with storage: every upper layer
+// reads them. A module may import from its own tier or a lower one, never from a higher one.
+const TIERS: readonly (readonly string[])[] = [
+    ['main.ts'],
+    ['compose.ts'],
+    ['app.ts'],
+    ['ingest/', 'routes/'],
+    ['delivery/', 'http/', 'live/', 'webhooks/'],
+    ['storage/', 'config/', 'memory/', 'sandbox/', 'signatures/'],
+    ['lib/', 'errors.ts'],
+];
+
+/** The tier of a src-relative path; -1 when no tier names it. */
+function tierOf(path: string): number {
+    return TIERS.findIndex((tier) => tier.some((prefix) => path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))));
+}
 
 describe('the import graph of src', () => {
     const graph = importGraph();
@@ -87,11 +100,14 @@ describe('the import graph of src', () => {
         assert.deepEqual(cycles(graph), []);
     });
 
-    it('never imports upward from storage, lib or config', () => {
+    it('places every module in a tier', () => {
+        assert.deepEqual([...graph.keys()].filter((path) => tierOf(path) === -1), []);
+    });
+
+    it('never imports from a higher tier (storage, lib and config import nothing above them)', () => {
         const upward: string[] = [];
         for (const [from, targets] of graph) {
-            if (!LOW.some((low) => from.startsWith(low))) continue;
-            for (const to of targets) if (HIGHER.some((high) => to === high || (high.endsWith('/') && to.startsWith(high)))) upward.push(`${from} → ${to}`);
+            for (const to of targets) if (tierOf(to) < tierOf(from)) upward.push(`${from} → ${to}`);
         }
         assert.deepEqual(upward, []);
     });
