@@ -6,7 +6,8 @@ import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
 import { send, type Payload } from './sim/payloads.js';
 import { startRun, type PlatformRun } from './sim/run.js';
 import { ApifySim, type StalledRequest } from './sim/server.js';
-import { listEvents, payloadBytes, startContainer } from './sim/service.js';
+import { listEvents, payloadBytes, startContainer, waitForEvents } from './sim/service.js';
+import { ApiDeadlineError, Deadlines, MIN_RATE_BYTES_PER_S } from '../../src/storage/apify/deadline.js';
 
 const AUTH_KEY = 'deadline-key';
 /** The base of every API call's deadline in these runs (production: 30 s). */
@@ -104,9 +105,9 @@ describe('every Apify API call has a total deadline', () => {
         });
     }
 
-    it('a payload upload that hangs is aborted at its deadline and sent again; the capture is answered 200 and the payload reads back byte-exact', async () => {
+    it('a payload upload that hangs is aborted at its deadline and sent again (capture answered 200); in a fresh container a payload read that drips is cut with a 503 and the next read is byte-exact', async () => {
         const actorId = 'simDeadlineUpload01';
-        const { svc, hook } = await start(actorId);
+        const { svc, hook, run } = await start(actorId);
         const rule = sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: ['hang'], every: 1, times: 2 });
         const large: Payload = { name: 'large binary', contentType: 'application/octet-stream', bytes: randomBytes(6 * 1024 * 1024) };
         const began = Date.now();
@@ -124,5 +125,57 @@ describe('every Apify API call has a total deadline', () => {
         const got = await payloadBytes(svc, event.id, AUTH_KEY);
         expect(got.status).toBe(200);
         assert.ok(got.bytes.equals(large.bytes), `payload back byte-exact (${got.bytes.length} bytes)`);
+
+        // A fresh container has no spool copy: it reads the record from the API, which drips it.
+        const fresh = await startContainer(sim, run);
+        running.push(fresh);
+        const logId = (await waitForEvents(fresh, [answer.requestId], AUTH_KEY)).get(answer.requestId)!;
+        sim.faults.inject({ method: 'GET', path: /\/records\/payload-/, statuses: ['drip'], every: 1, times: 1 });
+        const cut = await fresh.fetch(`/logs/${logId}/payload`, { headers: { authorization: `Bearer ${AUTH_KEY}` } });
+        const body = (await cut.json()) as { message?: string };
+        expect(cut.status).toBe(503);
+        expect(cut.headers.get('retry-after')).toBeTruthy();
+        expect(body.message).toMatch(/payload read/);
+        const dripped = sim.stalled.filter((s) => s.kind === 'drip' && /\/records\/payload-/.test(s.path));
+        expect(dripped).toHaveLength(1);
+        await waitFor(async () => (dripped[0]!.closedAt !== undefined ? true : undefined), { what: 'the dripping read closed' });
+        expect(dripped[0]!.closedAt! - dripped[0]!.arrivedAt).toBeLessThan(DEADLINE_MS + SLACK_MS);
+        expect(dripped[0]!.dripped).toBeGreaterThanOrEqual(2);
+        const again = await payloadBytes(fresh, logId, AUTH_KEY);
+        expect(again.status).toBe(200);
+        assert.ok(again.bytes.equals(large.bytes), `payload read again byte-exact (${again.bytes.length} bytes)`);
+    });
+});
+
+/** The rule itself: a base allowance plus one second per MIN_RATE bytes moved. */
+describe('an API call deadline', () => {
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+    it('ends a call that moves nothing at the base, with ApiDeadlineError', async () => {
+        const began = Date.now();
+        await expect(new Deadlines(300).run('idle call', 0, () => sleep(5000))).rejects.toBeInstanceOf(ApiDeadlineError);
+        expect(Date.now() - began).toBeLessThan(2000);
+    });
+
+    it('gives a call one second more per MIN_RATE bytes it declares or reports as it goes', async () => {
+        // Declared up front (an upload's size): 300 ms + 1 s.
+        await expect(new Deadlines(300).run('declared', MIN_RATE_BYTES_PER_S, () => sleep(900).then(() => 'done'))).resolves.toBe('done');
+        // Reported as it goes (a download): each 100 ms moves a quarter of the rate, earning 250 ms.
+        const reported = new Deadlines(300).run('reported', 0, async (deadline) => {
+            for (let i = 0; i < 8; i++) {
+                await sleep(100);
+                deadline.moved(MIN_RATE_BYTES_PER_S / 4);
+            }
+            return 'done';
+        });
+        await expect(reported).resolves.toBe('done');
+        // A drip earns nothing worth having.
+        const drip = new Deadlines(300).run('drip', 0, async (deadline) => {
+            for (let i = 0; i < 20; i++) {
+                await sleep(100);
+                deadline.moved(1);
+            }
+        });
+        await expect(drip).rejects.toBeInstanceOf(ApiDeadlineError);
     });
 });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApifyClient } from 'apify-client';
+import { AppError } from '../../errors.js';
 
 /**
  * The rule for every Apify API call that can hold up the service (export, payload upload and read,
@@ -25,10 +26,13 @@ export const DEFAULT_CALL_DEADLINE_MS = 30_000;
 /** Bytes counted for a dataset read: the most one asks for (an export batch, a follower's fetch). */
 export const DATASET_READ_BYTES = 8 * 1024 * 1024;
 
-/** An API call ran past its deadline; the request was aborted and may be tried again. */
-export class ApiDeadlineError extends Error {
+/**
+ * An API call ran past its deadline; the request was aborted and may be tried again. A request of
+ * ours that needed it (a payload read, a webhook change) gets 503 with Retry-After, not a bare 500.
+ */
+export class ApiDeadlineError extends AppError {
     constructor(what: string, ms: number) {
-        super(`Apify API call "${what}" did not complete within ${ms} ms; aborted, will be tried again`);
+        super(503, `The Apify storage call "${what}" did not complete within ${ms} ms; it was aborted, try again`, {}, { 'Retry-After': '5' });
         this.name = 'ApiDeadlineError';
     }
 }
