@@ -100,22 +100,8 @@ export interface StoredBody {
     size: number;
 }
 
-/** One answer of a webhook (a `sequence` step, or the base of its `response`). */
-export interface AnswerSpec {
-    statusCode?: number;
-    /** A string goes out as is; an object or array as JSON. */
-    body?: string | object;
-    headers?: Record<string, string>;
-    delayMs?: number;
-}
-
-/** A webhook's own answer and fault injection (DECISIONS.md "Webhooks you manage"). */
-export interface ResponseSpec extends AnswerSpec {
-    sequence?: AnswerSpec[];
-    failureRate?: number;
-    failureStatusCode?: number;
-    retryAfterSeconds?: number;
-}
+export type { AnswerSpec, ResponseSpec } from './answer-spec.js';
+import type { ResponseSpec } from './answer-spec.js';
 
 /** A webhook, as stored: generated at start or created through POST /webhooks. */
 export interface Webhook {

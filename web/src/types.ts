@@ -68,24 +68,8 @@ export interface CursorPage {
     nextCursor: string | null;
 }
 
-// The server's AnswerSpec and ResponseSpec (src/storage/types.ts), written again because that file
-// also holds Node-only types (Buffer) this build cannot see.
-/** One answer a webhook gives: each field left out falls back to the run's default. */
-export interface AnswerSpec {
-    statusCode?: number;
-    /** A string goes out as is; an object or array as JSON. */
-    body?: string | object;
-    headers?: Record<string, string>;
-    delayMs?: number;
-}
-
-/** A webhook's own answer, with fault injection (a sequence, a failure rate, Retry-After). */
-export interface ResponseSpec extends AnswerSpec {
-    sequence?: AnswerSpec[];
-    failureRate?: number;
-    failureStatusCode?: number;
-    retryAfterSeconds?: number;
-}
+export type { AnswerSpec, ResponseSpec } from '../../src/storage/answer-spec.js';
+import type { ResponseSpec } from '../../src/storage/answer-spec.js';
 
 /** A webhook as GET /webhooks lists it. */
 export interface Webhook {
