@@ -3,7 +3,8 @@
 // ACTOR_MEMORY_MBYTES=512 and a 256 MB heap, and reads the child's peak RSS (VmHWM), not its heap.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { afterAll, beforeAll } from 'vitest';
+import { removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
 
 /** The container the cases run in, in MB. */
 export const CONTAINER_MB = 512;
@@ -18,6 +19,22 @@ export async function startContainer(input: Record<string, unknown> = {}): Promi
     });
     return Object.assign(svc, { webhookId: (await webhookIds(svc))[0]! });
 }
+
+/** A container started once for the calling describe block and stopped, its storage removed, after it. */
+export function containerPerBlock(): () => Container {
+    let svc: Container | undefined;
+    beforeAll(async () => {
+        svc = await startContainer();
+    });
+    afterAll(async () => {
+        await svc?.stop();
+        if (svc) await removeDir(svc.dir);
+    });
+    return () => svc!;
+}
+
+/** A service process in the 512 MB container with its one webhook. */
+export type Container = Awaited<ReturnType<typeof startContainer>>;
 
 /** The peak resident set of a process so far, in MB (Linux VmHWM): every byte it held, heap or not. */
 export function peakRssMb(pid: number): number {

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir } from '../helpers/process.js';
-import { CONTAINER_MB, captureMany, listed, peakRssMb, readHar, startContainer } from './cases.js';
+import { describe, expect, it } from 'vitest';
+import { captureMany, CONTAINER_MB, containerPerBlock, listed, peakRssMb, readHar } from './cases.js';
 
 // Issue 22, item 2: the HAR export read 100 events per batch whatever their size, so 110 captures
 // of 4 MB crashed a 512 MB container. It now writes entry by entry and waits for the reader past
 // a batch of bytes.
 describe('HAR export of large captures, in a 512 MB container', () => {
-    let svc: Awaited<ReturnType<typeof startContainer>>;
-    beforeAll(async () => {
-        svc = await startContainer();
-    });
-    afterAll(async () => {
-        await svc?.stop();
-        if (svc) await removeDir(svc.dir);
-    });
+    const container = containerPerBlock();
 
     it('exports 110 captures of 4 MB as one complete HAR document, to a client that stops reading for a while, with peak RSS under 512 MB', async () => {
+        const svc = container();
         const answers = await captureMany(svc, 110, 4, 4, 'text');
         expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
         const ids = (await listed(svc)).map((item) => item.id);

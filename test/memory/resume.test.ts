@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir } from '../helpers/process.js';
+import { describe, expect, it } from 'vitest';
 import { openRawSse } from '../stream/sse-client.js';
-import { CONTAINER_MB, captureMany, listed, peakRssMb, startContainer, type Answer } from './cases.js';
+import { captureMany, CONTAINER_MB, containerPerBlock, listed, peakRssMb, type Answer, type Container } from './cases.js';
 
 /** The stored ids of answered captures, in the order they were answered. */
-async function idsOf(svc: Awaited<ReturnType<typeof startContainer>>, answers: Answer[]): Promise<string[]> {
+async function idsOf(svc: Container, answers: Answer[]): Promise<string[]> {
     const byRequest = new Map((await listed(svc)).map((item) => [item.requestId, item.id]));
     return answers.map((a) => byRequest.get(a.requestId)!);
 }
@@ -13,16 +12,10 @@ async function idsOf(svc: Awaited<ReturnType<typeof startContainer>>, answers: A
 // thread (150 captures of 4 MB killed a 512 MB container), and a resume of more than ~4 MB of
 // frames was cut as a slow reader, so the dashboard reconnected forever.
 describe('live-stream resume after a gap, in a 512 MB container', () => {
-    let svc: Awaited<ReturnType<typeof startContainer>>;
-    beforeAll(async () => {
-        svc = await startContainer();
-    });
-    afterAll(async () => {
-        await svc?.stop();
-        if (svc) await removeDir(svc.dir);
-    });
+    const container = containerPerBlock();
 
     it('resumes after 150 missed captures of 4 MB: every one in order, as a reference to its payload, under 512 MB, and the stream stays open for live frames', async () => {
+        const svc = container();
         const [seen] = await idsOf(svc, await captureMany(svc, 1, 0.001, 1, 'text'));
         // One after another, so the answer order is the capture order.
         const missed = await idsOf(svc, await captureMany(svc, 150, 4, 1, 'text'));
@@ -46,6 +39,7 @@ describe('live-stream resume after a gap, in a 512 MB container', () => {
     }, 120_000);
 
     it('a resume of ~18 MB of frames to a client that pauses is not cut as a slow reader; captures made during the resume follow it in order, once each', async () => {
+        const svc = container();
         const [seen] = await idsOf(svc, await captureMany(svc, 1, 0.001, 1, 'text'));
         // 60 KB bodies are inlined in frames (the limit is 64 KB): 300 of them are ~18 MB of frames.
         const missed = await idsOf(svc, await captureMany(svc, 300, 60 / 1024, 1, 'text'));

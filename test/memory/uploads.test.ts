@@ -1,22 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir } from '../helpers/process.js';
-import { CONTAINER_MB, captureMany, listed, peakRssMb, startContainer, upload, jsonBody, padding, pool } from './cases.js';
+import { describe, expect, it } from 'vitest';
+import { captureMany, CONTAINER_MB, containerPerBlock, jsonBody, listed, padding, peakRssMb, pool, upload } from './cases.js';
 
 // Issue 22, item 2: 96 concurrent uploads of 4.6 MB drove RSS to 1.7 GB in a 512 MB container,
 // because every body under the 5 MB offload threshold was held whole, with no limit on how many.
 describe('concurrent uploads of a few MB each, in a 512 MB container', () => {
-    let svc: Awaited<ReturnType<typeof startContainer>>;
-    beforeAll(async () => {
-        svc = await startContainer();
-    });
-    afterAll(async () => {
-        await svc?.stop();
-        if (svc) await removeDir(svc.dir);
-    });
+    const container = containerPerBlock();
 
     it('96 uploads of 4.6 MB at once keep peak RSS under 512 MB, and every one answered 2xx is stored, listed and read back whole', async () => {
+        const svc = container();
         const answers = await captureMany(svc, 96, 4.6, 96);
         const peak = peakRssMb(svc.pid);
         // Bodies past the memory share spill to the payload store: nobody needs to be refused.
@@ -45,6 +38,7 @@ describe('concurrent uploads of a few MB each, in a 512 MB container', () => {
     });
 
     it('chunked uploads (no Content-Length) draw on the same budget: 48 of 4.6 MB at once stay under 512 MB and are all stored', async () => {
+        const svc = container();
         const pad = padding(Math.round(4.6 * 1024 * 1024));
         const answers = await pool(48, 48, (i) => upload(`${svc.url}/webhook/${svc.webhookId}`, jsonBody(1000 + i, 0, pad), true));
         expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
