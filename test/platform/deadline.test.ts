@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { waitFor, type ServiceProcess } from '../helpers/process.js';
 import { send, type Payload } from './sim/payloads.js';
 import { startRun, type PlatformRun } from './sim/run.js';
-import { ApifySim, type StalledRequest } from './sim/server.js';
-import { listEvents, payloadBytes, startContainer, waitForEvents } from './sim/service.js';
+import type { StalledRequest } from './sim/server.js';
+import { listEvents, payloadBytes, simulatedPlatform, startContainer, waitForEvents } from './sim/service.js';
 import { ApiDeadlineError, Deadlines, MIN_RATE_BYTES_PER_S } from '../../src/storage/apify/deadline.js';
 
 const AUTH_KEY = 'deadline-key';
@@ -20,21 +20,13 @@ const small = (i: number): Payload => ({ name: `event ${i}`, contentType: 'appli
 
 /** Issue 22 item 3: every outbound call to the Apify API has a total deadline, whatever the API does. */
 describe('every Apify API call has a total deadline', () => {
-    let sim: ApifySim;
-    const running: ServiceProcess[] = [];
-    afterAll(async () => {
-        for (const svc of running) await svc.stop();
-        await sim?.close();
-        for (const svc of running) await removeDir(svc.dir);
-    });
-    beforeAll(async () => {
-        sim = await new ApifySim().start();
-    });
+    const platform = simulatedPlatform();
+    const { running } = platform;
 
     const start = async (actorId: string): Promise<{ svc: ServiceProcess; hook: string; run: PlatformRun }> => {
-        const run = startRun(sim, { actorId, input: { urlCount: 1, authKey: AUTH_KEY, rateLimitPerMinute: 0 } });
+        const run = startRun(platform.sim, { actorId, input: { urlCount: 1, authKey: AUTH_KEY, rateLimitPerMinute: 0 } });
         run.env.APIFY_CALL_DEADLINE_MS = String(DEADLINE_MS);
-        const svc = await startContainer(sim, run);
+        const svc = await startContainer(platform.sim, run);
         running.push(svc);
         const info = (await (await svc.fetch('/info', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json()) as { system: { activeWebhooks: { id: string }[] } };
         const hook = info.system.activeWebhooks[0]?.id;
@@ -57,15 +49,15 @@ describe('every Apify API call has a total deadline', () => {
 
     /** Stalled pushes closed by the service, and a later push: it gave up and tried again. */
     const gaveUpAndRetried = (kind: StalledRequest['kind']): StalledRequest[] | undefined => {
-        const pushes = sim.stalled.filter((s) => s.kind === kind && PUSH.test(s.path));
+        const pushes = platform.sim.stalled.filter((s) => s.kind === kind && PUSH.test(s.path));
         const closed = pushes.filter((s) => s.closedAt !== undefined);
         const first = closed[0];
         return first && pushes.some((s) => s.arrivedAt > first.closedAt!) ? closed : undefined;
     };
 
     const everyInBoth = (run: PlatformRun, actorId: string, requestIds: string[]): boolean => {
-        const history = sim.state.datasetByName(`webhook-debugger-actor-${actorId}`).items;
-        const own = sim.state.datasets.get(run.run.defaultDatasetId)!.items;
+        const history = platform.sim.state.datasetByName(`webhook-debugger-actor-${actorId}`).items;
+        const own = platform.sim.state.datasets.get(run.run.defaultDatasetId)!.items;
         return requestIds.every((r) => history.some((i) => i.requestId === r) && own.some((i) => i.requestId === r));
     };
 
@@ -77,7 +69,7 @@ describe('every Apify API call has a total deadline', () => {
             const before = await capture(svc, hook, 3, 0);
             await waitFor(async () => (everyInBoth(run, actorId, before) ? true : undefined), { timeoutMs: 30_000, what: 'the first events exported' });
 
-            const rule = sim.faults.inject({ method: 'POST', path: PUSH, statuses: [kind], every: 1, times: Infinity });
+            const rule = platform.sim.faults.inject({ method: 'POST', path: PUSH, statuses: [kind], every: 1, times: Infinity });
             const during = await capture(svc, hook, 10, 3);
             const closed = await waitFor(async () => gaveUpAndRetried(kind), { timeoutMs: 60_000, what: `a ${kind}ing push aborted and tried again` });
             // Meanwhile the service answers captures and queries as usual.
@@ -96,19 +88,19 @@ describe('every Apify API call has a total deadline', () => {
             const metrics = (await (await svc.fetch('/system/metrics', { headers: { authorization: `Bearer ${AUTH_KEY}` } })).json()) as { sync: { lastDatasetFlushError: string | null } };
             expect(metrics.sync.lastDatasetFlushError ?? '').toMatch(/did not complete within/);
 
-            sim.faults.clear();
+            platform.sim.faults.clear();
             const all = [...before, ...during, ...more];
             await waitFor(async () => (everyInBoth(run, actorId, all) ? true : undefined), { timeoutMs: 90_000, what: 'every acknowledged event in both datasets' });
             diagnostic(`${kind}: ${rule.seen} pushes held, then all ${all.length} events exported`);
             // Nothing left open: every held request was closed by the service.
-            await waitFor(async () => (sim.stalled.every((s) => s.closedAt !== undefined) ? true : undefined), { timeoutMs: 15_000, what: 'every held request closed' });
+            await waitFor(async () => (platform.sim.stalled.every((s) => s.closedAt !== undefined) ? true : undefined), { timeoutMs: 15_000, what: 'every held request closed' });
         });
     }
 
     it('a payload upload that hangs is aborted at its deadline and sent again (capture answered 200); in a fresh container a payload read that drips is cut with a 503 and the next read is byte-exact', async () => {
         const actorId = 'simDeadlineUpload01';
         const { svc, hook, run } = await start(actorId);
-        const rule = sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: ['hang'], every: 1, times: 2 });
+        const rule = platform.sim.faults.inject({ method: 'PUT', path: /\/records\/payload-/, statuses: ['hang'], every: 1, times: 2 });
         const large: Payload = { name: 'large binary', contentType: 'application/octet-stream', bytes: randomBytes(6 * 1024 * 1024) };
         const began = Date.now();
         const answer = await send(svc, hook, large, AUTH_KEY);
@@ -116,7 +108,7 @@ describe('every Apify API call has a total deadline', () => {
         diagnostic(`upload: answered ${answer.status} after ${tookMs} ms, ${rule.failed} attempts held`);
         expect(answer.status).toBe(200);
         expect(rule.failed).toBe(2);
-        const held = sim.stalled.filter((s) => /\/records\/payload-/.test(s.path));
+        const held = platform.sim.stalled.filter((s) => /\/records\/payload-/.test(s.path));
         expect(held).toHaveLength(2);
         // 6 MB earns 6 s at the minimum rate of 1 MB/s on top of the base.
         for (const s of held) expect(s.closedAt! - s.arrivedAt).toBeLessThan(DEADLINE_MS + 6000 + SLACK_MS);
@@ -127,16 +119,16 @@ describe('every Apify API call has a total deadline', () => {
         assert.ok(got.bytes.equals(large.bytes), `payload back byte-exact (${got.bytes.length} bytes)`);
 
         // A fresh container has no spool copy: it reads the record from the API, which drips it.
-        const fresh = await startContainer(sim, run);
+        const fresh = await startContainer(platform.sim, run);
         running.push(fresh);
         const logId = (await waitForEvents(fresh, [answer.requestId], AUTH_KEY)).get(answer.requestId)!;
-        sim.faults.inject({ method: 'GET', path: /\/records\/payload-/, statuses: ['drip'], every: 1, times: 1 });
+        platform.sim.faults.inject({ method: 'GET', path: /\/records\/payload-/, statuses: ['drip'], every: 1, times: 1 });
         const cut = await fresh.fetch(`/logs/${logId}/payload`, { headers: { authorization: `Bearer ${AUTH_KEY}` } });
         const body = (await cut.json()) as { message?: string };
         expect(cut.status).toBe(503);
         expect(cut.headers.get('retry-after')).toBeTruthy();
         expect(body.message).toMatch(/payload read/);
-        const dripped = sim.stalled.filter((s) => s.kind === 'drip' && /\/records\/payload-/.test(s.path));
+        const dripped = platform.sim.stalled.filter((s) => s.kind === 'drip' && /\/records\/payload-/.test(s.path));
         expect(dripped).toHaveLength(1);
         await waitFor(async () => (dripped[0]!.closedAt !== undefined ? true : undefined), { what: 'the dripping read closed' });
         expect(dripped[0]!.closedAt! - dripped[0]!.arrivedAt).toBeLessThan(DEADLINE_MS + SLACK_MS);

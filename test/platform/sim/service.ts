@@ -1,5 +1,6 @@
-import { startServiceProcess, waitFor, type ServiceProcess } from '../../helpers/process.js';
-import type { ApifySim } from './server.js';
+import { afterAll, beforeAll } from 'vitest';
+import { removeDir, startServiceProcess, waitFor, type ServiceProcess } from '../../helpers/process.js';
+import { ApifySim } from './server.js';
 import type { PlatformRun } from './run.js';
 
 /** A container of a platform run: the real `dist/main.js` with the run's env on its own (fresh) disk. */
@@ -36,4 +37,22 @@ export async function waitForEvents(svc: ServiceProcess, requestIds: string[], a
         const byRequest = new Map((await listEvents(svc, authKey)).map((e) => [e.requestId, e.id]));
         return requestIds.every((r) => byRequest.has(r)) ? byRequest : undefined;
     }, { timeoutMs, what: `${requestIds.length} events to be listed` });
+}
+
+/**
+ * A simulated platform for the calling describe block: started before its tests; after them the
+ * containers pushed to `running` are stopped, the simulator closed and their disks removed.
+ */
+export function simulatedPlatform(): { readonly sim: ApifySim; running: ServiceProcess[] } {
+    let sim: ApifySim | undefined;
+    const running: ServiceProcess[] = [];
+    beforeAll(async () => {
+        sim = await new ApifySim().start();
+    });
+    afterAll(async () => {
+        for (const svc of running) await svc.stop();
+        await sim?.close();
+        for (const svc of running) await removeDir(svc.dir);
+    });
+    return { get sim() { return sim!; }, running };
 }
