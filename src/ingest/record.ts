@@ -35,11 +35,20 @@ export function storedQuery(search: URLSearchParams, rule: CredentialRule): Reco
     return { ...out };
 }
 
+const rules = new WeakMap<object, CredentialRule>();
+
+/** The credential rule of a run's input, built once per input (not per request). */
+export function credentialRuleOf(input: { readonly authKey?: string | undefined }): CredentialRule {
+    let rule = rules.get(input);
+    if (!rule) rules.set(input, (rule = new CredentialRule(input.authKey)));
+    return rule;
+}
+
 /** The request fields of a context as they are stored, built once per request (the script step reads them first). */
 export function storedRequest(ctx: IngestContext): StoredRequest {
     if (ctx.stored) return ctx.stored;
     const { input } = ctx.deps.config;
-    const rule = new CredentialRule(input.authKey);
+    const rule = credentialRuleOf(input);
     const { req } = ctx;
     const { headers, altered } = storedHeaders(req.headers, input.maskSensitiveData, rule);
     return (ctx.stored = {

@@ -30,7 +30,7 @@ export function buildSteps(deps: IngestDeps): Step[] {
         // Request bodies held in memory draw on their share of the memory budget; the rest spill to
         // disk, unless a schema or a script must see every body whole (then they are refused with 503).
         createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes), !input.jsonSchema && !input.customScript),
-        createKeepTrailers(input.maskSensitiveData, input.authKey),
+        createKeepTrailers(input),
         prepareResponse,
         createParseJson(input.enableJSONParsing),
         createValidateSchema(input.jsonSchema),
