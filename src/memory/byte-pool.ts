@@ -4,7 +4,7 @@
  */
 export class BytePool {
     private used = 0;
-    /** The most ever held at once (for metrics and tests). */
+    /** The most ever held at once (the budget tests read it; /system/metrics does not show it yet). */
     peak = 0;
     /** Times a taker found no room. */
     refused = 0;
