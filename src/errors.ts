@@ -46,6 +46,17 @@ export class BadRequestError extends AppError {
     }
 }
 
+/**
+ * The shared database cannot be reached (PostgreSQL mode): nothing was stored, the sender should
+ * retry. Storage throws it; every route answers 503 with Retry-After.
+ */
+export class StoreUnavailableError extends AppError {
+    constructor(message = 'The database is unavailable; retry shortly', retryAfterSeconds = 5) {
+        super(503, message, {}, { 'Retry-After': String(retryAfterSeconds) });
+        this.name = 'StoreUnavailableError';
+    }
+}
+
 /** A configuration value that stops the start; the message names the field and the rule. */
 export class ConfigError extends Error {
     constructor(message: string) {
