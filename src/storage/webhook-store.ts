@@ -16,4 +16,11 @@ export interface WebhookStore {
     update(webhook: Webhook): Promise<void>;
     /** Removes a webhook; removing an unknown one is not an error. */
     delete(id: string): Promise<void>;
+    /**
+     * Runs `fn` while no other instance runs its own `exclusive` section on the same store (a
+     * shared database takes an advisory lock), so a list-then-create at start is done by one
+     * instance at a time and instances started together create `urlCount` webhooks in all.
+     * Absent when one process owns the store.
+     */
+    exclusive?<T>(fn: () => Promise<T>): Promise<T>;
 }
