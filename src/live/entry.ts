@@ -1,4 +1,4 @@
-import { bodyForApi } from '../storage/sqlite/rows.js';
+import { bodyForApi } from '../storage/rows.js';
 import type { LogEntry, NewEvent } from '../storage/types.js';
 
 /** Bodies larger than this are not inlined in a live frame; the frame points at the payload route. */
