@@ -1,0 +1,104 @@
+import type pg from 'pg';
+import { QUERY_INDEX_DDL } from './query-indexes.js';
+import { storeError } from './pool.js';
+
+/** Bumped when the DDL below changes incompatibly. */
+export const SCHEMA_VERSION = 1;
+
+/** Advisory lock keys (one database, shared by every instance). */
+export const LOCKS = {
+    /** Held for the whole start migration, so instances starting together migrate one at a time. */
+    migrate: 0x7768_6401,
+    /** Taken by every transaction that assigns event positions: position order = commit order. */
+    events: 0x7768_6402,
+} as const;
+
+/** The channel a commit notifies so that other instances read the new events. */
+export const EVENTS_CHANNEL = 'whd_events';
+
+// Column values are encoded as SQLite's (rows.ts), so the same text compares the same way. `origin`
+// names the instance that captured the event (the live feed skips its own). Event positions come
+// from a sequence taken under the events lock, never from a default.
+const DDL = [
+    'CREATE EXTENSION IF NOT EXISTS pg_trgm',
+    'CREATE SEQUENCE IF NOT EXISTS events_seq',
+    `CREATE TABLE IF NOT EXISTS events (
+        seq bigint PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        webhook_id text NOT NULL,
+        ts bigint NOT NULL,
+        method text NOT NULL,
+        status_code int NOT NULL,
+        size bigint NOT NULL,
+        processing_time double precision NOT NULL,
+        request_id text NOT NULL,
+        request_url text NOT NULL,
+        content_type text NOT NULL,
+        remote_ip text NOT NULL,
+        ip_bin bytea,
+        user_agent text NOT NULL,
+        headers text NOT NULL,
+        query text NOT NULL,
+        response_headers text NOT NULL,
+        response_body text NOT NULL,
+        signature_valid boolean,
+        signature_provider text,
+        signature_error text,
+        body_kind text NOT NULL,
+        blob_key text,
+        meta text,
+        origin text
+    )`,
+    'CREATE INDEX IF NOT EXISTS events_ts ON events (ts, id)',
+    'CREATE INDEX IF NOT EXISTS events_webhook_ts ON events (webhook_id, ts, id)',
+    'CREATE INDEX IF NOT EXISTS events_status ON events (status_code, ts)',
+    'CREATE INDEX IF NOT EXISTS events_size ON events (size)',
+    'CREATE INDEX IF NOT EXISTS events_request_id ON events (request_id)',
+    'CREATE INDEX IF NOT EXISTS events_ip ON events (ip_bin)',
+    `CREATE INDEX IF NOT EXISTS events_offloaded ON events (seq) WHERE body_kind = 'offloaded'`,
+    'CREATE TABLE IF NOT EXISTS bodies (seq bigint PRIMARY KEY, text text, raw bytea)',
+    'CREATE TABLE IF NOT EXISTS replays (id bigserial PRIMARY KEY, event_id text NOT NULL, data text NOT NULL)',
+    'CREATE INDEX IF NOT EXISTS replays_event ON replays (event_id, id)',
+    'CREATE TABLE IF NOT EXISTS forwards (event_id text PRIMARY KEY, data text NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS deleted (id text PRIMARY KEY)',
+    'CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS instances (id text PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now())',
+    // owner: the instance that exports / forwards the row (the capturing one, until it dies).
+    'CREATE TABLE IF NOT EXISTS outbox (seq bigint PRIMARY KEY, owner text)',
+    'CREATE INDEX IF NOT EXISTS outbox_owner ON outbox (owner, seq)',
+    // seq here is a backlog position (taken over rows move to the end of their new owner's backlog).
+    'CREATE TABLE IF NOT EXISTS forward_backlog (seq bigint PRIMARY KEY, event_id text NOT NULL UNIQUE, exact boolean NOT NULL, owner text)',
+    'CREATE INDEX IF NOT EXISTS forward_backlog_owner ON forward_backlog (owner, seq)',
+];
+
+/**
+ * Creates or migrates the schema. Idempotent; runs under a session advisory lock, so instances
+ * started together take turns and each finds the schema complete after its turn.
+ */
+export async function migrate(pool: pg.Pool): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+        client = await pool.connect();
+    } catch (error) {
+        throw storeError(error);
+    }
+    let failed: unknown;
+    client.on('error', (error) => (failed = error));
+    try {
+        await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
+        try {
+            for (const statement of [...DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
+            await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(SCHEMA_VERSION)]);
+            const [row] = (await client.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows;
+            if (Number(row?.value) > SCHEMA_VERSION) throw new Error(`The database schema is version ${row?.value}, newer than this build's ${SCHEMA_VERSION}: run a newer build`);
+        } finally {
+            await client.query('SELECT pg_advisory_unlock($1)', [LOCKS.migrate]);
+        }
+    } catch (error) {
+        failed ??= error;
+        throw storeError(error);
+    } finally {
+        // A connection that failed is dropped (its session lock goes with it).
+        client.release(failed instanceof Error ? failed : undefined);
+    }
+}
