@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import type { Storage } from '../../src/storage/roles.js';
 import type { ContractContext } from './contract.js';
-import { events, feedOrder, listedIds, logsQuery, newEvent, T0 } from './factory.js';
+import { appendAll, events, feedOrder, listedIds, logsQuery, newEvent, T0 } from './factory.js';
 
 /** The second writer: another instance on the same data when the backend is shared, else the same storage. */
 async function secondWriter(ctx: ContractContext): Promise<Storage> {
