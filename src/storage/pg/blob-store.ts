@@ -11,8 +11,8 @@ export const BLOB_DDL: string[] = [
     'CREATE TABLE IF NOT EXISTS blob_chunks (key text NOT NULL, n int NOT NULL, data bytea NOT NULL, PRIMARY KEY (key, n))',
 ];
 
-/** Chunks fetched per round trip while a blob is read (1 MB). */
-const READ_BATCH = 4;
+/** Chunks fetched per round trip while a blob is read (512 KB). */
+const READ_BATCH = 2;
 
 /**
  * Large payloads in PostgreSQL, in 256 KB chunk rows, streamed both ways: a 100 MB body is never
