@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import { PAYLOAD_STORE } from '../../src/storage/blob/local-payloads.js';
+import { SINK_POSITION_KEY } from '../../src/storage/sqlite/schema.js';
 import { diagnostic } from '../helpers/diagnostic.js';
 import {
-    getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess,
+    getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, tempStorageDir, waitFor, webhookIds, type ServiceProcess,
 } from '../helpers/process.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -36,6 +39,18 @@ async function sendMany(svc: ServiceProcess, webhookId: string, count: number, c
 /** The stored log id of each request id. */
 async function logIdsByRequest(svc: ServiceProcess): Promise<Map<string, string>> {
     return new Map((await listAllLogs(svc)).map((item) => [item.requestId, item.id]));
+}
+
+/** What a stopped process had committed: the sink position stored beside the watermark, and the outbox size. */
+function committedState(dir: string): { position: string | undefined; backlog: number; text: string } {
+    const db = new Database(join(dir, 'webhook-debugger', 'events.sqlite'), { readonly: true });
+    try {
+        const position = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SINK_POSITION_KEY) as string | undefined;
+        const backlog = db.prepare('SELECT count(*) FROM outbox').pluck().get() as number;
+        return { position, backlog, text: `committed dataset position ${position ?? 'none'}, outbox backlog ${backlog}` };
+    } finally {
+        db.close();
+    }
 }
 
 /** Waits until the outbox is empty. */
@@ -138,10 +153,46 @@ describe('restart on the same storage', () => {
             if (exportedAtKill < requestIds.length || attempt === 3) break;
             svc = await start({ dir, input: { urlCount: 1 } });
         }
-        diagnostic(`${requestIds.length} events sent, ${exportedAtKill} in the dataset at the kill`);
+        diagnostic(`${requestIds.length} events sent, ${exportedAtKill} in the dataset at the kill; ${committedState(dir).text}`);
         assert.ok(exportedAtKill < requestIds.length, 'the kill left a backlog in the outbox');
 
         svc = await start({ dir, input: { urlCount: 1 } });
+        await checkDatasetComplete(svc, requestIds.length);
+    });
+
+    it('regression: SIGKILL in the first dataset push of a new storage left that push in the dataset, and the restart pushed the batch again', async () => {
+        // A new storage had no committed sink position until its first batch was committed, so the
+        // restart could not tell that push's files from committed ones: it kept them and pushed the
+        // batch again (CI on Node 22: 492 items for 300 events). A directory where item 2 goes makes
+        // the first push fail after writing item 1 (and 3..32), which holds the state a kill inside
+        // that push leaves until the kill lands; the restart then finds the disk healthy again.
+        let dir = '';
+        let blocker = '';
+        let requestIds: string[] = [];
+        for (let attempt = 1; ; attempt++) {
+            dir = await tempStorageDir();
+            dirs.push(dir);
+            blocker = join(dir, 'datasets', 'default', '000000002.json');
+            await mkdir(blocker, { recursive: true });
+            const svc = await start({ dir, input: { urlCount: 1 } });
+            const [hook] = await webhookIds(svc);
+            requestIds = await sendMany(svc, hook!, 300, 16);
+            // Killed right after the first failure: the retry is a second away.
+            await waitFor(async () => ((await getJson<{ sync: { lastDatasetFlushError: string | null } }>(svc, '/system/metrics')).sync.lastDatasetFlushError !== null ? true : undefined), { timeoutMs: 30_000, intervalMs: 20, what: 'a failed dataset push' });
+            svc.signal('SIGKILL');
+            await svc.exited;
+            const state = committedState(dir);
+            diagnostic(`attempt ${attempt}: ${(await readLocalDataset(dir)).items.length} items in the dataset at the kill; ${state.text}`);
+            // A first batch of one event would have gone through: try again on a new storage.
+            if (state.backlog === requestIds.length || attempt === 3) break;
+        }
+        const state = committedState(dir);
+        assert.equal(state.backlog, requestIds.length, 'the kill landed in the first push: nothing exported yet');
+        assert.ok(state.position === undefined || state.position === '1', `no item committed at the kill (${state.text})`);
+        assert.ok((await readLocalDataset(dir)).items.length > 0, 'the first push left item files');
+        await rmdir(blocker);
+
+        const svc = await start({ dir, input: { urlCount: 1 } });
         await checkDatasetComplete(svc, requestIds.length);
     });
 

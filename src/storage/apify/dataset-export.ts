@@ -79,6 +79,8 @@ export class DatasetExporter {
     private hurried = false;
     private tick: (() => Promise<void>) | undefined;
     private ticking = false;
+    /** Whether the sink's starting position is committed (see commitStartPosition). */
+    private startCommitted = false;
 
     constructor(private readonly dataset: DatasetSink, private readonly store: EventStore, private readonly metrics: Metrics, private readonly log: Logger, private readonly options: ExporterOptions) {}
 
@@ -144,6 +146,7 @@ export class DatasetExporter {
             if (batch.length === 0) return { moved, failed: false };
             if (batch[0]!.seq !== this.failedHead) this.failures = 0;
             this.failedHead = batch[0]!.seq;
+            if (!this.startCommitted) await this.commitStartPosition();
             if (this.failures >= ISOLATE_AFTER) {
                 for (let i = 0; i < batch.length; i++) {
                     await this.pushAlone(batch[i]!, items[i]!);
@@ -187,6 +190,18 @@ export class DatasetExporter {
             await new Promise((resolve) => setImmediate(resolve));
         }
         return { batch, items };
+    }
+
+    /**
+     * Commits where the sink stands before this run's first push. A new storage has no committed
+     * position until its first batch is committed, so a kill inside that first push left item files
+     * the next start could not tell from committed ones: it kept them and pushed the batch again.
+     * Watermark 0 deletes no outbox row: only the position is committed.
+     */
+    private async commitStartPosition(): Promise<void> {
+        const position = this.dataset.position?.();
+        if (position !== undefined) await this.store.markExported(0, position);
+        this.startCommitted = true;
     }
 
     /** Pushes one item; when the dataset refuses it, its minimal form. Commits the watermark after it. */

@@ -64,8 +64,25 @@ export class LocalDatasetSink implements DatasetSink {
             this.next = LocalDatasetSink.firstFreeIndex(dir);
             return;
         }
-        for (let i = committedNext; i < committedNext + maxBatch; i++) rmSync(join(dir, fileName(i)), { force: true });
+        LocalDatasetSink.dropUncommitted(dir, committedNext, maxBatch);
         this.next = committedNext;
+    }
+
+    /**
+     * Deletes the files from `from` on, up to a run of `maxBatch` missing ones. Usually there is at
+     * most one unacknowledged batch, but a batch retried after its commit failed sits past another;
+     * a kill mid-group can leave gaps, each shorter than a batch.
+     */
+    private static dropUncommitted(dir: string, from: number, maxBatch: number): void {
+        for (let i = from, missing = 0; missing < maxBatch; i++) {
+            const file = join(dir, fileName(i));
+            if (existsSync(file)) {
+                rmSync(file, { force: true });
+                missing = 0;
+            } else {
+                missing++;
+            }
+        }
     }
 
     /** Items are numbered 1..n without gaps: probe exponentially, then binary-search the end. */
