@@ -48,7 +48,7 @@ export function isConnectionError(error: unknown): boolean {
         // 57014 is a statement cancelled by statement_timeout: the database is there but too slow.
         if (code.length === 5 && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
     }
-    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is not open|Client was closed|Cannot use a pool after calling end/i.test(error.message);
+    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is not open|Client was closed|Cannot use a pool after calling end|not queryable|Query read timeout|Connection ended/i.test(error.message);
 }
 
 /** The error to throw for `error`: StoreUnavailableError for a database that is away, else the error itself. */

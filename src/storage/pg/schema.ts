@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { BLOB_DDL } from './blob-store.js';
 import { QUERY_INDEX_DDL } from './query-indexes.js';
+import { WEBHOOK_DDL } from './webhook-store.js';
 import { storeError } from './pool.js';
 
 /** Bumped when the DDL below changes incompatibly. */
@@ -87,7 +89,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     try {
         await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
         try {
-            for (const statement of [...DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
+            for (const statement of [...DDL, ...BLOB_DDL, ...WEBHOOK_DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
             await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(SCHEMA_VERSION)]);
             const [row] = (await client.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows;
             if (Number(row?.value) > SCHEMA_VERSION) throw new Error(`The database schema is version ${row?.value}, newer than this build's ${SCHEMA_VERSION}: run a newer build`);

@@ -1,0 +1,35 @@
+import type { StoredBody } from '../types.js';
+import type { BodyRow, EventRow } from '../sqlite/rows.js';
+
+/** An `events` row as PostgreSQL returns it (`SELECT e.*`): booleans are booleans, plus origin. */
+export type PgEventRow = Omit<EventRow, 'signature_valid'> & { signature_valid: boolean | null; ip_bin: Buffer | null; origin: string | null };
+
+/** An events row with its body columns joined (`b.text AS b_text, b.raw AS b_raw`). */
+export type PgEventBodyRow = PgEventRow & { b_text: string | null; b_raw: Buffer | null };
+
+/** The columns of an event with its body, for `FROM events e LEFT JOIN bodies b ON b.seq = e.seq`. */
+export const EVENT_WITH_BODY = 'e.*, b.text AS b_text, b.raw AS b_raw';
+
+/** The row in the shape rows.ts decodes (SQLite's), so entries come out byte for byte the same. */
+export function eventRow(r: PgEventRow): EventRow {
+    return { ...r, signature_valid: r.signature_valid === null ? null : r.signature_valid ? 1 : 0 };
+}
+
+/**
+ * The body row of a joined event, or undefined when it has none. A textual body holding U+0000
+ * (which a PostgreSQL text value cannot hold) is stored as bytes; it reads back as its text.
+ */
+export function bodyRow(r: PgEventBodyRow): BodyRow | undefined {
+    if (r.b_text === null && r.b_raw === null) return undefined;
+    if (r.b_text === null && r.b_raw !== null && r.body_kind !== 'binary') return { text: r.b_raw.toString('utf8'), raw: null };
+    return { text: r.b_text, raw: r.b_raw };
+}
+
+/** The stored body of an event row and its body row (as SQLite's storedBody). */
+export function storedBody(row: PgEventRow, body: BodyRow | undefined): StoredBody {
+    const stored: StoredBody = { kind: row.body_kind, contentType: row.content_type, size: row.size };
+    if (row.blob_key) stored.blobKey = row.blob_key;
+    if (body) stored.raw = body.raw ?? Buffer.from(body.text ?? '', 'utf8');
+    else if (row.body_kind === 'empty') stored.raw = Buffer.alloc(0);
+    return stored;
+}

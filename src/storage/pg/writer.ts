@@ -1,0 +1,107 @@
+import type pg from 'pg';
+import type { Logger } from '../../lib/log.js';
+import { encodeEvent, type EventRecord } from '../sqlite/rows.js';
+import type { NewEvent } from '../types.js';
+import { insertEvents } from './insert.js';
+import { isConnectionError, storeError, transaction } from './pool.js';
+
+/** Bounds of one group commit. */
+const GROUP_EVENTS = 500;
+const GROUP_BYTES = 8 * 1024 * 1024;
+
+interface Pending {
+    record: EventRecord;
+    bytes: number;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: appends queue while a commit runs; the next commit takes the whole queue (within
+ * the bounds) in one transaction and answers every append of it after COMMIT. One commit at a time
+ * per instance; other work that takes event positions (imports, backlog takeover) runs between
+ * commits through `exclusive`, so `committedSeq` only ever covers answered appends.
+ */
+export class GroupWriter {
+    private queue: Pending[] = [];
+    private readonly tasks: (() => Promise<void>)[] = [];
+    private running: Promise<void> | undefined;
+    private closed = false;
+
+    constructor(
+        private readonly pool: pg.Pool,
+        private readonly instanceId: string,
+        private readonly log: Logger,
+        /** The last position of this instance's own forwarding backlog whose append was answered. */
+        public committedSeq: number,
+        private readonly onFailure: (error: unknown) => void,
+    ) {}
+
+    /** Resolves once the event is committed; rejects with StoreUnavailableError while the database is away. */
+    append(event: NewEvent): Promise<void> {
+        if (this.closed) return Promise.reject(new Error('The store is closed'));
+        const record = encodeEvent(event);
+        return new Promise<void>((resolve, reject) => {
+            this.queue.push({ record, bytes: record[22]?.byteLength ?? 0, resolve, reject });
+            this.kick();
+        });
+    }
+
+    /** Runs `fn` between group commits (one at a time with them). */
+    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+        return new Promise<T>((resolve, reject) => {
+            this.tasks.push(() => fn().then(resolve, reject));
+            this.kick();
+        });
+    }
+
+    /** Answers every queued append, then refuses new ones. */
+    async close(): Promise<void> {
+        this.closed = true;
+        while (this.running) await this.running;
+    }
+
+    private kick(): void {
+        if (this.running) return;
+        this.running = this.drain().finally(() => {
+            this.running = undefined;
+            if (this.queue.length > 0 || this.tasks.length > 0) this.kick();
+        });
+    }
+
+    private async drain(): Promise<void> {
+        for (;;) {
+            const task = this.tasks.shift();
+            if (task) {
+                await task();
+                continue;
+            }
+            if (this.queue.length === 0) return;
+            await this.commit(this.takeGroup());
+        }
+    }
+
+    private takeGroup(): Pending[] {
+        let bytes = this.queue[0]!.bytes;
+        let n = 1;
+        while (n < this.queue.length && n < GROUP_EVENTS && bytes + this.queue[n]!.bytes <= GROUP_BYTES) bytes += this.queue[n++]!.bytes;
+        return this.queue.splice(0, n);
+    }
+
+    private async commit(group: Pending[]): Promise<void> {
+        try {
+            const last = await transaction(this.pool, (client) => insertEvents(client, group.map((p) => p.record), this.instanceId, true));
+            this.committedSeq = Math.max(this.committedSeq, last);
+            for (const p of group) p.resolve();
+        } catch (error) {
+            if (isConnectionError(error) || group.length === 1) {
+                if (isConnectionError(error)) this.onFailure(error);
+                else this.log.warn('an event could not be stored', { error: String(error) });
+                for (const p of group) p.reject(storeError(error));
+                return;
+            }
+            // A statement error (a duplicate id, ...): each event alone, so one cannot fail its neighbours.
+            for (const p of group) await this.commit([p]);
+        }
+    }
+}
