@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { releaseStorage, requirePostgres, storageEnv } from './pg-pass.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The built entry point the tests run as a real process. */
@@ -53,13 +54,14 @@ export function tempStorageDir(prefix = 'whd-proc-'): Promise<string> {
     return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Deletes a storage folder. */
-export function removeDir(dir: string): Promise<void> {
-    return rm(dir, { recursive: true, force: true });
+/** Deletes a storage folder (and, in the PostgreSQL pass, its database). */
+export async function removeDir(dir: string): Promise<void> {
+    await rm(dir, { recursive: true, force: true });
+    await releaseStorage(dir);
 }
 
 // The parent's own service settings must not leak into the child: it gets exactly ours.
-const isServiceVar = (name: string): boolean => /^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || name === 'INPUT' || name === 'INGEST_RATE_LIMIT_PER_MINUTE' || name === 'STORAGE_SYNC';
+const isServiceVar = (name: string): boolean => /^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || ['INPUT', 'INGEST_RATE_LIMIT_PER_MINUTE', 'STORAGE_SYNC', 'DATABASE_URL'].includes(name);
 
 /** Spawns `node dist/main.js` on port 0, reads its port from the log, and waits for GET /ready → 200. */
 export async function startServiceProcess(options: StartProcessOptions = {}): Promise<ServiceProcess> {
@@ -69,6 +71,8 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !isServiceVar(name)) env[name] = value;
     Object.assign(env, {
         CRAWLEE_STORAGE_DIR: dir,
+        // In the PostgreSQL pass (TEST_PG=1): the folder's own database, the same one on a restart.
+        ...(await storageEnv(dir)),
         ACTOR_WEB_SERVER_PORT: '0',
         INPUT: JSON.stringify({ rateLimitPerMinute: 0, ...options.input }),
         ...options.env,
@@ -93,11 +97,12 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
             const m = /listening on port (\d+)/.exec(output);
             return m ? Number(m[1]) : undefined;
         }, { timeoutMs, intervalMs: 20, what: 'the "listening on port" line', signal: giveUp.signal })]);
-        await Promise.race([died, waitFor(async () => {
+        const ready = await Promise.race([died, waitFor(async () => {
             const res = await fetch(`http://127.0.0.1:${port}/ready`);
-            await res.body?.cancel();
-            return res.status === 200 ? true : undefined;
+            const text = await res.text();
+            return res.status === 200 ? text : undefined;
         }, { timeoutMs, intervalMs: 50, what: 'GET /ready → 200', signal: giveUp.signal })]);
+        requirePostgres((JSON.parse(ready) as { checks?: { database?: { backend?: unknown } } }).checks?.database?.backend);
     } catch (error) {
         child.kill('SIGKILL');
         await exited;

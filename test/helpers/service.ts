@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type Service, type StartOptions } from '../../src/compose.js';
 import type { Logger } from '../../src/lib/log.js';
+import { releaseStorage, requirePostgres, storageEnv } from './pg-pass.js';
 
-/** A real service on port 0 with real embedded storage in a temp folder. */
+/** A real service on port 0 with real storage: embedded in a temp folder, or a fresh PostgreSQL database in the PostgreSQL pass. */
 export interface TestService extends Service {
     /** The storage folder (kept across restarts when passed back in). */
     dir: string;
@@ -25,7 +26,14 @@ export async function startTestService(options: Omit<StartOptions, 'env' | 'port
     const collect = (level: string): Logger['info'] => (message, data) => logs.push(`${level} ${message}${data ? ` ${JSON.stringify(data)}` : ''}`);
     const log: Logger = { info: collect('INFO'), warn: collect('WARN'), error: collect('ERROR') };
     const { dir: _dir, env, ...rest } = options;
-    const service = await startService({ input: {}, ...rest, env: { CRAWLEE_STORAGE_DIR: dir, ...env }, port: 0, log });
+    // In the PostgreSQL pass (TEST_PG=1) the folder comes with a database of its own (DATABASE_URL).
+    const service = await startService({ input: {}, ...rest, env: { CRAWLEE_STORAGE_DIR: dir, ...(await storageEnv(dir)), ...env }, port: 0, log });
+    try {
+        requirePostgres((service.deps as { storage?: { backend?: unknown } }).storage?.backend);
+    } catch (error) {
+        await service.stop({ drainMs: 0, forwardMs: 0 });
+        throw error;
+    }
     const webhookId = service.deps.webhooks.active()[0]?.id ?? '';
     return {
         ...service,
@@ -35,7 +43,10 @@ export async function startTestService(options: Omit<StartOptions, 'env' | 'port
         fetch: (path, init) => fetch(`${service.url}${path}`, init),
         close: async ({ keepDir = false } = {}) => {
             await service.stop({ drainMs: 2000, forwardMs: 1000 });
-            if (!keepDir) await rm(dir, { recursive: true, force: true });
+            if (!keepDir) {
+                await rm(dir, { recursive: true, force: true });
+                await releaseStorage(dir);
+            }
         },
     };
 }
