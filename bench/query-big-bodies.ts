@@ -70,7 +70,7 @@ async function build(): Promise<SqliteEventStore> {
 
 const store = args.reuse && existsSync(FILE) ? await SqliteEventStore.open({ file: FILE, queryWorkers: 2 }) : await build();
 const stats = (): NonNullable<ReturnType<SqliteEventStore['queryStats']>> => store.queryStats()!;
-log(`${store.stats().eventsStored} events; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(`${(await store.stats()).eventsStored} events; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 let term = 0;
 const search = (extra = ''): Promise<{ items: unknown[] }> => store.query(parseLogsQuery(new URLSearchParams(`body=no-such-term-${term++}&limit=100${extra}`)));

@@ -31,7 +31,7 @@ const fmt = (n: number): string => n.toFixed(n >= 100 ? 0 : 1);
 const fresh = !existsSync(FILE);
 const store = await SqliteEventStore.open({ file: FILE, queryWorkers: 2 });
 if (fresh) await loadEvents(store, Number(args.events), log);
-log(`${store.stats().eventsStored} events; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(`${(await store.stats()).eventsStored} events; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 async function timeNewest(until: () => boolean, gapMs: number): Promise<number[]> {
     const times: number[] = [];

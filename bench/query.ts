@@ -46,14 +46,14 @@ async function openStore(): Promise<SqliteEventStore> {
         return store;
     }
     const store = await SqliteEventStore.open({ file: FILE, queryWorkers: 2 });
-    log(`Reusing ${FILE} (${store.stats().eventsStored} events)`);
+    log(`Reusing ${FILE} (${(await store.stats()).eventsStored} events)`);
     return store;
 }
 
 async function timeQueries(): Promise<{ timings: QueryTiming[]; rssMb: number; events: number }> {
     const store = await openStore();
     try {
-        const events = store.stats().eventsStored;
+        const events = (await store.stats()).eventsStored;
         const timings: QueryTiming[] = [];
         for (const c of queryCases(await deepCursors(store))) {
             const t = await timeCase(c, (q) => store.query(q), Number(args.budget));

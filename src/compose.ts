@@ -29,8 +29,7 @@ import { KvWebhookStore } from './storage/apify/webhook-registry.js';
 import { KvDeletionLog } from './storage/deletion-log.js';
 import { openLocalPayloads } from './storage/blob/local-payloads.js';
 import type { BlobStore } from './storage/blob-store.js';
-import { SqliteEventStore } from './storage/sqlite/event-store.js';
-import type { QueryPoolOptions } from './storage/sqlite/query-pool.js';
+import { openSqliteStorage, type QueryPoolOptions } from './storage/sqlite/index.js';
 import { SINK_POSITION_KEY } from './storage/sqlite/schema.js';
 import { WebhookManager } from './webhooks/manager.js';
 
@@ -148,12 +147,12 @@ export async function startService(options: StartOptions = {}): Promise<Service>
 
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
     const freshDatabase = !existsSync(dbFile);
-    const store = await SqliteEventStore.open({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
-    const dataset = await actorStorage.openDataset(store.getMeta(SINK_POSITION_KEY));
+    const storage = await openSqliteStorage({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
+    const dataset = await actorStorage.openDataset(await storage.meta.getMeta(SINK_POSITION_KEY));
     const { blobs } = actorStorage;
     // A read model rebuilt from the dataset must not bring deleted captures back.
     const deletions = new KvDeletionLog(kvs);
-    if (freshDatabase) await store.addTombstones(await deletions.load());
+    if (freshDatabase) await storage.events.addTombstones(await deletions.load());
     const webhookStore = new KvWebhookStore(kvs, deadlines);
     await webhookStore.migrate();
     const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
@@ -168,23 +167,23 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const metrics = new Metrics();
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
-    const live = new LiveHub(store, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
-    const forwarder = createForwarder({ config, store, blobs, clock, log, metrics });
+    const live = new LiveHub(storage, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
+    const forwarder = createForwarder({ config, backlog: storage.forwards, blobs, clock, log, metrics });
     const deps: AppDeps = {
-        config, clock, ids: options.ids ?? randomIds, store, blobs, webhooks, metrics, log, readiness, deletions,
+        config, clock, ids: options.ids ?? randomIds, storage, events: storage.events, blobs, webhooks, metrics, log, readiness, deletions,
         ...(forwarder ? { forwarder } : {}),
         version: pkg.version,
         publish: (event) => live.publish(event),
         baseUrl,
         live,
     };
-    const exporter = new DatasetExporter(dataset, store, metrics, log, { blobs, baseUrl: deps.baseUrl, batchBytes: config.memory.exportBytes });
+    const exporter = new DatasetExporter(dataset, storage, metrics, log, { blobs, baseUrl: deps.baseUrl, batchBytes: config.memory.exportBytes });
     exporter.start(EXPORT_IDLE_MS);
     // Standby runs alive at once: each merges the others' captures from the named dataset.
-    const follower = isFollowable(dataset) ? new DatasetFollower(dataset, store, (event) => live.publish(event), log) : undefined;
+    const follower = isFollowable(dataset) ? new DatasetFollower(dataset, storage, (event) => live.publish(event), log) : undefined;
     follower?.start();
-    if (freshDatabase || (store.getMeta('restore_offset') !== undefined && store.getMeta('restore_done') === undefined)) {
-        void restoreFromDataset(dataset, store, readiness, log);
+    if (freshDatabase || ((await storage.meta.getMeta('restore_offset')) !== undefined && (await storage.meta.getMeta('restore_done')) === undefined)) {
+        void restoreFromDataset(dataset, storage, readiness, log);
     }
     const cleanup = setInterval(() => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })), options.cleanupIntervalMs ?? 60_000);
     cleanup.unref();
@@ -224,7 +223,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             await follower?.stop();
             await exporter.stop();
             await exporter.drain(10_000);
-            await store.close();
+            await storage.close();
         })();
         return stopping;
     };

@@ -1,7 +1,7 @@
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { ForwardBacklog } from '../storage/roles.js';
 import type { ForwardOutcome } from '../storage/types.js';
 
 /** A final forwarding outcome, before the destination and time are added. */
@@ -14,7 +14,7 @@ export class ForwardOutcomes {
 
     constructor(
         private readonly url: string,
-        private readonly deps: { store: EventStore; clock: Clock; log: Logger; metrics: Metrics },
+        private readonly deps: { backlog: Pick<ForwardBacklog, 'recordForwards'>; clock: Clock; log: Logger; metrics: Metrics },
     ) {}
 
     record(eventId: string, result: FinalOutcome): void {
@@ -28,7 +28,7 @@ export class ForwardOutcomes {
         const rows = this.pending;
         this.pending = [];
         if (rows.length > 0) {
-            const write: Promise<void> = this.deps.store
+            const write: Promise<void> = this.deps.backlog
                 .recordForwards(rows)
                 .catch((error: unknown) => this.deps.log.warn('forwarding outcomes could not be stored', { error: String(error), events: rows.length }))
                 .finally(() => this.writes.delete(write));

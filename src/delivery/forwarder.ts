@@ -4,7 +4,7 @@ import { setHeader } from '../lib/headers.js';
 import type { Logger } from '../lib/log.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { BacklogItem, EventStore } from '../storage/event-store.js';
+import type { BacklogItem, ForwardBacklog } from '../storage/roles.js';
 import type { RetrySchedule } from '../lib/backoff.js';
 import type { FloodPacing } from '../config/index.js';
 import { CapturePressure } from './capture-pressure.js';
@@ -129,6 +129,10 @@ export class Forwarder {
     /** The last read found nothing more; a commit (wake) says there may be. */
     private drained = false;
     private scheduled = false;
+    /** A read from storage (the backlog, or a stored request) is in flight; pump waits for it. */
+    private loading = false;
+    /** Counts wake() calls, so a backlog read that a commit overtook does not mark the backlog drained. */
+    private wakes = 0;
     /** Jobs being delivered. */
     private readonly running = new Set<ForwardJob>();
     private streaming = 0;
@@ -148,7 +152,7 @@ export class Forwarder {
 
     constructor(
         readonly url: string,
-        private readonly deps: { store: EventStore; blobs: BlobStore; clock: Clock; log: Logger; allowlist: readonly string[]; metrics: Metrics },
+        private readonly deps: { backlog: ForwardBacklog; blobs: BlobStore; clock: Clock; log: Logger; allowlist: readonly string[]; metrics: Metrics },
         private readonly options: ForwarderOptions,
     ) {
         this.guard = new SsrfGuard({ allowlist: deps.allowlist });
@@ -179,6 +183,7 @@ export class Forwarder {
     /** The backlog may have grown: it is read again at the end of this turn. */
     wake(): void {
         this.drained = false;
+        this.wakes++;
         if (this.scheduled || this.stopped) return;
         this.scheduled = true;
         setImmediate(() => {
@@ -203,11 +208,14 @@ export class Forwarder {
             // once the flood ends.
             const flooded = this.pressure.flooded;
             if (flooded && !this.floodSlotOpen()) break;
+            if (this.loading) break;
             const item = this.nextItem();
             if (!item) break;
             let job = this.head;
             if (!job) {
                 const taken = this.take(item);
+                // Being read from storage: pump runs again once it is.
+                if (taken === undefined) break;
                 if ('status' in taken) {
                     this.ready.shift();
                     this.outcomes.record(item.eventId, taken);
@@ -238,37 +246,72 @@ export class Forwarder {
 
     /** Nothing in flight, nothing read and waiting, and the last read found no more. */
     private get idle(): boolean {
-        return this.running.size === 0 && this.ready.length === 0 && this.drained;
+        return this.running.size === 0 && this.ready.length === 0 && this.drained && !this.loading;
     }
 
-    /** The next backlog entry to start, reading a batch from storage when none is left. */
+    /** The next backlog entry to start; when none is left, starts reading a batch from storage and returns undefined. */
     private nextItem(): BacklogItem | undefined {
         if (this.ready.length === 0 && !this.drained) {
-            try {
-                this.ready = this.deps.store.readForwardBacklog(this.cursor, BACKLOG_BATCH);
-            } catch (error) {
-                this.deps.log.warn('the forwarding backlog could not be read', { error: String(error) });
-                this.ready = [];
-            }
-            if (this.ready.length < BACKLOG_BATCH) this.drained = true;
-            if (this.ready.length > 0) this.cursor = this.ready.at(-1)!.seq;
+            const wakes = this.wakes;
+            this.load(this.deps.backlog.readForwardBacklog(this.cursor, BACKLOG_BATCH).then(
+                (items) => {
+                    this.ready = items;
+                    // A commit during the read may lie past what it saw: then it is not drained.
+                    if (items.length < BACKLOG_BATCH && wakes === this.wakes) this.drained = true;
+                    if (items.length > 0) this.cursor = items.at(-1)!.seq;
+                },
+                (error: unknown) => this.readFailed('the forwarding backlog could not be read', error),
+            ));
         }
         return this.ready[0];
     }
 
-    /** The request of a backlog entry: the one kept in memory, else rebuilt from the stored event. */
-    private take(item: BacklogItem): ForwardJob | FinalOutcome {
+    /**
+     * The request of a backlog entry: the one kept in memory, else rebuilt from the stored event
+     * (read in the background: undefined until `head` holds it).
+     */
+    private take(item: BacklogItem): ForwardJob | FinalOutcome | undefined {
         const held = this.held.get(item.eventId);
         if (held) {
             this.held.delete(item.eventId);
             return held;
         }
         if (!item.exact) return NOT_KEPT;
-        const stored = this.deps.store.forwardSource(item.eventId);
-        if (!stored) return { status: 'dropped', statusCode: null, attempts: 0, error: 'the capture is no longer stored' };
-        const job = forwardJob(item.eventId, stored.method, stored.headers, stored.body, this.instanceId);
-        this.heldBytes += job.body?.length ?? 0;
-        return job;
+        this.load(this.deps.backlog.forwardSource(item.eventId).then(
+            (stored) => {
+                // A stop cleared the backlog while the read was out.
+                if (this.ready[0] !== item) return;
+                if (!stored) {
+                    this.ready.shift();
+                    this.outcomes.record(item.eventId, { status: 'dropped', statusCode: null, attempts: 0, error: 'the capture is no longer stored' });
+                    return;
+                }
+                const job = forwardJob(item.eventId, stored.method, stored.headers, stored.body, this.instanceId);
+                this.heldBytes += job.body?.length ?? 0;
+                this.head = job;
+            },
+            (error: unknown) => this.readFailed('a capture to forward could not be read', error),
+        ));
+        return undefined;
+    }
+
+    /** Runs a read from storage; pump goes on once it ends. */
+    private load(read: Promise<void>): void {
+        this.loading = true;
+        void read.finally(() => {
+            this.loading = false;
+            this.pump();
+        });
+    }
+
+    /** A read failed (the database is away): the backlog stays as it is and is read again in a second. */
+    private readFailed(what: string, error: unknown): void {
+        this.deps.log.warn(what, { error: String(error) });
+        // What was read and not started is read again, from its first entry.
+        if (this.ready.length > 0) this.cursor = this.ready[0]!.seq - 1;
+        this.drained = true;
+        this.ready = [];
+        setTimeout(() => this.wake(), 1000).unref();
     }
 
     private start(job: ForwardJob): void {

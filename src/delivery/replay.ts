@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import { AppError, BadRequestError, NotFoundError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { BodyReader, EventLog } from '../storage/roles.js';
 import type { ReplayRecord } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import { deleteHeader, hasHeader, setHeader } from '../lib/headers.js';
@@ -45,7 +45,8 @@ export interface ReplayAnswer {
 export interface ReplayDeps {
     config: Config;
     clock: Clock;
-    store: EventStore;
+    events: EventLog;
+    bodies: BodyReader;
     blobs: BlobStore;
     webhooks: WebhookManager;
 }
@@ -64,9 +65,9 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
         const targetUrl = req.url?.trim() ?? '';
         if (targetUrl === '') throw new BadRequestError(MISSING_URL, { error: MISSING_URL });
         if (req.edit.resign && !signer) throw new BadRequestError('Cannot re-sign: no signatureVerification secret is configured');
-        const logId = findEvent(deps, req.webhookId, req.itemId);
+        const logId = await findEvent(deps, req.webhookId, req.itemId);
         const target = await guard.check(targetUrl);
-        const entry = deps.store.getEntry(logId);
+        const entry = await deps.events.getEntry(logId);
         const { headers, stripped } = replayableHeaders(entry.headers);
         for (const [name, value] of Object.entries(req.edit.headers ?? {})) {
             if (value === null) deleteHeader(headers, name);
@@ -96,7 +97,7 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
             error: outcome.ok ? null : (outcome.errors.at(-1)?.message ?? 'failed'),
             resigned,
         };
-        await deps.store.recordReplay(logId, record);
+        await deps.events.recordReplay(logId, record);
         if (!outcome.ok) throw failure(outcome.errors, outcome.attempts, replayTimeoutMs);
         const answer: ReplayAnswer = { status: 'replayed', targetUrl, targetResponseCode: outcome.value.statusCode, targetResponseBody: outcome.value.body, resigned };
         if (stripped.length > 0) answer.strippedHeaders = stripped;
@@ -119,12 +120,12 @@ function unbuildable(method: string, headers: Record<string, string>): void {
 }
 
 /** The event's id: `itemId` itself when it belongs to the webhook, else the event captured at that timestamp. */
-function findEvent(deps: ReplayDeps, webhookId: string, itemId: string): string {
+async function findEvent(deps: ReplayDeps, webhookId: string, itemId: string): Promise<string> {
     const notFound = new NotFoundError(`Log entry '${itemId}' not found for webhook '${webhookId}'`);
     if (!deps.webhooks.getActive(webhookId)) throw notFound;
-    if (deps.store.webhookOf(itemId) === webhookId) return itemId;
+    if ((await deps.events.webhookOf(itemId)) === webhookId) return itemId;
     const ts = /^\d+$/.test(itemId) ? Number(itemId) : Date.parse(itemId);
-    const byTime = Number.isFinite(ts) ? deps.store.idAtTimestamp(webhookId, ts) : undefined;
+    const byTime = Number.isFinite(ts) ? await deps.events.idAtTimestamp(webhookId, ts) : undefined;
     if (byTime === undefined) throw notFound;
     return byTime;
 }
@@ -148,7 +149,7 @@ async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, hea
         }
         return { bytes, open: () => Promise.resolve(bytes) };
     }
-    const stored = deps.store.getBody(logId);
+    const stored = await deps.bodies.getBody(logId);
     if (stored.blobKey) {
         const key = stored.blobKey;
         // Captured framing headers were stripped and an edit may not set them: the length is ours to give.

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { Config } from '../config/index.js';
 import { BadRequestError } from '../errors.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { EventLog, ExportOutbox } from '../storage/roles.js';
 import type { ExportEntry, StoredBody } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import { parseLogsRequest } from './parse-logs-query.js';
@@ -140,9 +140,10 @@ const YIELD_EVERY = 100;
 /** Entry text gathered before one write to the socket. */
 const WRITE_BYTES = 64 * 1024;
 
-/** What a HAR export reads: the store, which webhooks are live, the batch size, and the service's name and address. */
+/** What a HAR export reads: the events and their export records, which webhooks are live, the batch size, and the service's name and address. */
 export interface HarDeps {
-    store: EventStore;
+    events: Pick<EventLog, 'query'>;
+    records: Pick<ExportOutbox, 'getExportRecord'>;
     webhooks: Pick<WebhookManager, 'getActive'>;
     config: Config;
     version: string;
@@ -155,7 +156,7 @@ export interface HarDeps {
  */
 export async function sendHar(deps: HarDeps, res: ServerResponse, search: URLSearchParams, signal: AbortSignal): Promise<void> {
     const { query } = parseLogsRequest(search);
-    const page = await deps.store.query(query, signal);
+    const page = await deps.events.query(query, signal);
     const base = deps.baseUrl();
     const batchBytes = deps.config.memory.batchBytes;
     // Entries of expired webhooks are not served by /logs/:id either, so they are not exported.
@@ -172,7 +173,7 @@ export async function sendHar(deps: HarDeps, res: ServerResponse, search: URLSea
     let sinceYield = 0;
     for (const id of ids) {
         if (signal.aborted || res.destroyed) return;
-        const text = entryText(deps, id, base);
+        const text = await entryText(deps, id, base);
         if (text === undefined) continue;
         chunk += first ? text : `,${text}`;
         first = false;
@@ -194,9 +195,9 @@ export async function sendHar(deps: HarDeps, res: ServerResponse, search: URLSea
 }
 
 /** One event as HAR entry JSON; undefined when it was removed since the query ran (it is simply not exported). */
-function entryText(deps: HarDeps, id: string, base: string): string | undefined {
+async function entryText(deps: HarDeps, id: string, base: string): Promise<string | undefined> {
     try {
-        const { entry, body } = deps.store.getExportRecord(id);
+        const { entry, body } = await deps.records.getExportRecord(id);
         return JSON.stringify(harEntry(entry, body, base));
     } catch (error) {
         if (error instanceof Error && error.name === 'NotFoundError') return undefined;

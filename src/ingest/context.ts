@@ -7,7 +7,7 @@ import type { ReceivedBody } from '../memory/receive-body.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DeletionLog } from '../storage/deletion-log.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { EventLog } from '../storage/roles.js';
 import type { NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
@@ -18,7 +18,8 @@ export interface IngestDeps {
     config: Config;
     clock: Clock;
     ids: IdGenerator;
-    store: EventStore;
+    /** Where captures are committed (ingest only appends). */
+    events: EventLog;
     blobs: BlobStore;
     webhooks: WebhookManager;
     metrics: Metrics;

@@ -56,7 +56,7 @@ async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     ctx.response.headers = finalHeaders(ctx.req, ctx.response, ctx.requestId, ctx.extraHeaders);
     const event = buildEvent(ctx, processingTime);
     try {
-        await deps.store.append(event);
+        await deps.events.append(event);
     } catch (error) {
         deps.metrics.storageFailures++;
         deps.log.error('event could not be stored', { requestId: ctx.requestId, error: String(error) });

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
-import type { EventStore } from '../storage/event-store.js';
-import type { NewEvent } from '../storage/types.js';
-import { liveEntry } from './entry.js';
+import type { EventLog, LiveFeed } from '../storage/roles.js';
+import type { LogEntry, NewEvent } from '../storage/types.js';
+import { liveEntry, truncateBody } from './entry.js';
 import { frameOf, resume } from './resume.js';
 
 /** Limits of the live feed; the defaults are the spec's. */
@@ -29,7 +29,17 @@ interface Client {
     resuming: boolean;
     /** Ids already sent from storage on resume, so their live frames are not sent twice. */
     resumed: Set<string> | undefined;
+    /** Until when (ms) `resumed` is kept: another instance's events may be published after later local ones. */
+    resumedUntil: number;
+    /** Live frames kept while the resume reads its last page (see resume.ts), and their size. */
+    held: { id: string; frame: string }[] | undefined;
+    heldBytes: number;
 }
+
+/** How long ids sent on resume are still checked against live frames. */
+const RESUMED_GRACE_MS = 5_000;
+/** Entries of other instances read at once. */
+const FOREIGN_READS = 16;
 
 /** The headers of a live stream (HEAD /log-stream sends them too). */
 export const SSE_HEADERS = {
@@ -52,12 +62,17 @@ export class LiveHub {
     private pending: { id: string; frame: string }[] = [];
     private flushScheduled = false;
     private readonly heartbeat: NodeJS.Timeout;
+    private readonly unsubscribe: () => void;
+    /** Events of other instances are published one batch after another, in the feed's order. */
+    private foreignTurn: Promise<void> = Promise.resolve();
     /** Clients dropped for not reading. */
     dropped = 0;
 
-    constructor(private readonly store: EventStore, private readonly baseUrl: () => string, private readonly log: Logger, private readonly options: LiveOptions = LIVE_DEFAULTS) {
+    constructor(private readonly storage: { feed: LiveFeed; events: Pick<EventLog, 'getEntry'> }, private readonly baseUrl: () => string, private readonly log: Logger, private readonly options: LiveOptions = LIVE_DEFAULTS) {
         this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), options.heartbeatMs);
         this.heartbeat.unref();
+        // Captures other instances commit (a shared database) reach this instance's clients too.
+        this.unsubscribe = storage.feed.onForeignEvents((ids) => this.foreign(ids));
     }
 
     /** Connected clients. */
@@ -68,7 +83,17 @@ export class LiveHub {
     /** Queues the frame of a committed event for every client. */
     publish(event: NewEvent): void {
         if (this.clients.size === 0) return;
-        this.pending.push({ id: event.id, frame: frameOf(event.id, liveEntry(event, this.baseUrl())) });
+        this.queue(event.id, frameOf(event.id, liveEntry(event, this.baseUrl())));
+    }
+
+    /** Queues the frame of a stored entry (read back: another instance captured it). */
+    publishEntry(entry: LogEntry): void {
+        if (this.clients.size === 0) return;
+        this.queue(entry.id, frameOf(entry.id, truncateBody(entry, this.baseUrl())));
+    }
+
+    private queue(id: string, frame: string): void {
+        this.pending.push({ id, frame });
         if (!this.flushScheduled) {
             this.flushScheduled = true;
             setImmediate(() => this.flush());
@@ -85,7 +110,7 @@ export class LiveHub {
         res.socket?.setNoDelay(true);
         res.writeHead(200, SSE_HEADERS);
         const resuming = lastEventId !== undefined && lastEventId !== '';
-        const client: Client = { res, resuming, resumed: undefined };
+        const client: Client = { res, resuming, resumed: undefined, resumedUntil: 0, held: undefined, heldBytes: 0 };
         this.clients.add(client);
         res.on('close', () => this.clients.delete(client));
         this.write(client, ': connected\n\n');
@@ -94,13 +119,20 @@ export class LiveHub {
         // The resume never fills more than a quarter of the slow-reader allowance, so the live frames
         // that follow it are not cut for a backlog the resume itself left in the socket.
         const slackBytes = Math.max(64 * 1024, Math.min(resumeBatchBytes, Math.floor(maxBufferedBytes / 4)));
-        const goLive = (sent: Set<string>): void => {
-            // Frames already queued for this turn were committed, so storage sent them (or, past the limit, skipped them).
-            for (const p of this.pending) sent.add(p.id);
-            client.resumed = sent;
-            client.resuming = false;
+        const hold = (): void => {
+            client.held ??= [];
         };
-        resume(res, lastEventId, { store: this.store, baseUrl: this.baseUrl(), limit: resumeLimit, slackBytes, goLive }).catch((error: unknown) => {
+        const goLive = (sent: Set<string>): void => {
+            // Held frames storage did not send committed after its last read: they follow it, in order.
+            const fresh = (client.held ?? []).filter((p) => !sent.has(p.id));
+            client.held = undefined;
+            client.heldBytes = 0;
+            client.resumed = sent;
+            client.resumedUntil = Date.now() + RESUMED_GRACE_MS;
+            client.resuming = false;
+            if (fresh.length > 0) this.write(client, fresh.map((p) => p.frame).join(''));
+        };
+        resume(res, lastEventId, { feed: this.storage.feed, baseUrl: this.baseUrl(), limit: resumeLimit, slackBytes, hold, goLive }).catch((error: unknown) => {
             this.log.warn('live-stream resume failed', { error: String(error) });
             res.destroy();
         });
@@ -116,6 +148,7 @@ export class LiveHub {
     /** Ends every stream (shutdown), so the server can close. */
     close(): void {
         clearInterval(this.heartbeat);
+        this.unsubscribe();
         for (const client of this.clients) client.res.end();
         this.clients.clear();
     }
@@ -128,19 +161,52 @@ export class LiveHub {
         // Encoded once for every client, not once per write.
         const all = Buffer.from(pending.length === 1 ? pending[0]!.frame : pending.map((p) => p.frame).join(''), 'utf8');
         for (const client of this.clients) {
-            // A resuming client reads these from storage when its resume gets to them.
-            if (client.resuming) continue;
+            // A resuming client reads these from storage when its resume gets to them, unless it
+            // holds them while its last page is read.
+            if (client.resuming) {
+                if (client.held) this.hold(client, pending, all.length);
+                continue;
+            }
             if (client.resumed === undefined) {
                 this.write(client, all);
                 continue;
             }
             const fresh = pending.filter((p) => !client.resumed!.has(p.id));
-            // Events publish in commit order: once one arrives that storage did not send, all later ones are new too.
+            // Local events publish in commit order: once one arrives that storage did not send, all
+            // later ones are new too. Another instance's events arrive a little later, so the ids are
+            // kept for a few seconds.
             if (fresh.length > 0) {
-                client.resumed = undefined;
-                this.write(client, fresh.map((p) => p.frame).join(''));
+                if (Date.now() > client.resumedUntil) client.resumed = undefined;
+                this.write(client, fresh.length === pending.length ? all : fresh.map((p) => p.frame).join(''));
             }
         }
+    }
+
+    /** Keeps frames for a client whose resume reads its last page; one that holds too much is dropped like a slow reader. */
+    private hold(client: Client, frames: { id: string; frame: string }[], bytes: number): void {
+        client.held!.push(...frames);
+        client.heldBytes += bytes;
+        if (client.heldBytes > this.options.maxBufferedBytes) {
+            this.dropped++;
+            this.clients.delete(client);
+            this.log.warn('dropping a live-stream client whose resume fell too far behind', { heldBytes: client.heldBytes });
+            client.res.destroy();
+        }
+    }
+
+    /** Reads the entries other instances committed and publishes them, a few reads at a time, in order. */
+    private foreign(ids: string[]): void {
+        if (this.clients.size === 0) return;
+        this.foreignTurn = this.foreignTurn.then(async () => {
+            for (let i = 0; i < ids.length; i += FOREIGN_READS) {
+                const reads = ids.slice(i, i + FOREIGN_READS).map((id) => this.storage.events.getEntry(id).catch((error: unknown) => {
+                    // Deleted since: nothing to show. Anything else (the database is away) is logged.
+                    if (!(error instanceof Error && error.name === 'NotFoundError')) this.log.warn('could not read an event of another instance', { id, error: String(error) });
+                    return undefined;
+                }));
+                for (const entry of await Promise.all(reads)) if (entry) this.publishEntry(entry);
+            }
+        });
     }
 
     private broadcast(text: string): void {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { EventStore } from '../storage/event-store.js';
+import type { LiveFeed } from '../storage/roles.js';
 import { LIVE_BODY_LIMIT, truncateBody } from './entry.js';
 
 /** Entries read from storage at a time: with bodies over 64 KB never loaded, a page holds at most ~1 MB of bodies. */
@@ -13,16 +13,18 @@ export const frameOf = (id: string, data: unknown): string => `id: ${id}\ndata: 
 
 /** What a resume needs from the hub. */
 export interface ResumeOptions {
-    store: EventStore;
+    feed: Pick<LiveFeed, 'entriesAfter'>;
     baseUrl: string;
     /** The most missed events sent (DECISIONS: 1,000). */
     limit: number;
     /** Unread bytes the resume leaves in the socket before it waits for the reader. */
     slackBytes: number;
     /**
-     * Called in the same turn as the last read from storage, so no event can commit unseen between
-     * the two. `sent` holds the ids sent from storage (their live frames must not repeat).
+     * Caught up: from now on the hub keeps this client's live frames instead of skipping them, so an
+     * event that commits while the last read is in flight reaches the client one way or the other.
      */
+    hold(): void;
+    /** Ends the resume. `sent` holds the ids sent from storage: their live frames must not repeat. */
     goLive(sent: Set<string>): void;
 }
 
@@ -32,16 +34,21 @@ export interface ResumeOptions {
  * `slackBytes` are unread, so memory holds one page per client whatever the gap. Frames carry
  * bodies up to 64 KB and a reference beyond (never a full body). Events committed while it runs are
  * read from storage too, so it switches to live frames only once it has caught up: in order, with
- * nothing lost and nothing sent twice.
+ * nothing lost and nothing sent twice. Reads are asynchronous (a shared database): once a page
+ * comes back short, the hub holds the client's live frames and one more page is read, so an event
+ * committed during the previous read is in that page or among the held frames (the hub drops the
+ * held ones storage sent).
  */
 export async function resume(res: ServerResponse, lastEventId: string, o: ResumeOptions): Promise<void> {
     const sent = new Set<string>();
     let after = lastEventId;
+    let holding = false;
     for (;;) {
         if (res.destroyed || res.writableEnded) return;
         // One more than the limit allows, to learn whether anything lies past it.
         const want = Math.min(PAGE, o.limit - sent.size + 1);
-        const page = o.store.entriesAfter(after, want, LIVE_BODY_LIMIT);
+        const page = await o.feed.entriesAfter(after, want, LIVE_BODY_LIMIT);
+        if (res.destroyed || res.writableEnded) return;
         if (page === undefined) {
             // The id is unknown (or was deleted mid-resume): say so and go live.
             res.write(RESUME_INCOMPLETE);
@@ -58,7 +65,12 @@ export async function resume(res: ServerResponse, lastEventId: string, o: Resume
             after = entry.id;
         }
         if (text) res.write(text);
-        if (page.length < want && res.writableLength <= o.slackBytes) return o.goLive(sent);
+        if (page.length < want && res.writableLength <= o.slackBytes) {
+            if (holding) return o.goLive(sent);
+            holding = true;
+            o.hold();
+            continue;
+        }
         await (res.writableLength > o.slackBytes ? drained(res) : new Promise((r) => setImmediate(r)));
     }
 }

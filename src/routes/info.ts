@@ -40,6 +40,8 @@ function infoHandler(deps: AppDeps) {
                 maxPayloadLimit: `${Math.round((deps.config.input.maxPayloadSize / 1048576) * 100) / 100}MB`,
                 webhookCount: active.length,
                 activeWebhooks: active,
+                // Which engine keeps the events (never its address: a database URL carries a password).
+                storage: { backend: deps.storage.health.backend, healthy: deps.storage.health.healthy() },
             },
             features: enabledFeatures(deps),
             endpoints: {

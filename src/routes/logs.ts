@@ -24,9 +24,9 @@ function listHandler(deps: AppDeps) {
         const ctx = ctxOf(res);
         const base = deps.baseUrl();
         const { format, search } = takeFormat(ctx.search);
-        if (format === 'har') return sendHar(deps, res, search, abortOnClose(res));
+        if (format === 'har') return sendHar({ ...deps, records: deps.storage.outbox }, res, search, abortOnClose(res));
         const { query, echo } = parseLogsRequest(search);
-        const page = await deps.store.query(query, abortOnClose(res));
+        const page = await deps.events.query(query, abortOnClose(res));
         const items = page.items.map((item) => ({ ...item, detailUrl: `${base}/logs/${encodeURIComponent(item.id)}` }));
         // The next page repeats every parameter as given, with only offset or cursor moved on.
         const pageUrl = (name: string, value: string): string => {
@@ -62,8 +62,8 @@ export function abortOnClose(res: Response): AbortSignal {
 }
 
 /** Looks up an entry that the caller may see: unknown ids and expired webhooks are both 404. */
-export function visibleEntryWebhook(deps: AppDeps, logId: string): string {
-    const webhookId = deps.store.webhookOf(logId);
+export async function visibleEntryWebhook(deps: AppDeps, logId: string): Promise<string> {
+    const webhookId = await deps.events.webhookOf(logId);
     if (webhookId === undefined) throw new NotFoundError(`Log entry '${logId}' not found`);
     if (!deps.webhooks.getActive(webhookId)) throw new NotFoundError(`Log entry '${logId}' not found: its webhook has expired`);
     return webhookId;
@@ -71,11 +71,11 @@ export function visibleEntryWebhook(deps: AppDeps, logId: string): string {
 
 /** GET /logs/:logId: one full entry, optionally sparse with `fields=a,b`. */
 function detailHandler(deps: AppDeps) {
-    return (req: Request<{ logId: string }>, res: Response): void => {
+    return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
         const ctx = ctxOf(res);
         const logId = req.params.logId;
-        visibleEntryWebhook(deps, logId);
-        const entry = deps.store.getEntry(logId);
+        await visibleEntryWebhook(deps, logId);
+        const entry = await deps.events.getEntry(logId);
         const fields = ctx.search.get('fields');
         if (fields === null || fields.trim() === '') return sendJson(res, 200, entry);
         const wanted = fields.split(',').map((f) => f.trim()).filter(Boolean);
@@ -92,7 +92,7 @@ const OPTIONAL_FIELDS = new Set(['bodyEncoding', 'meta']);
 /** DELETE /logs/:logId: the capture, its payload, replay history and forwarding entries are deleted. */
 function deleteOneHandler(deps: AppDeps) {
     return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
-        visibleEntryWebhook(deps, req.params.logId);
+        await visibleEntryWebhook(deps, req.params.logId);
         if ((await deleteCapturesById(deps, [req.params.logId])) === 0) throw new NotFoundError(`Log entry '${req.params.logId}' not found`);
         res.writeHead(204).end();
     };

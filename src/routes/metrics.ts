@@ -11,19 +11,22 @@ export function metricsRoutes(deps: AppDeps, mw: RouteGuards): Router {
 }
 
 function metricsHandler(deps: AppDeps) {
-    return (_req: Request, res: Response): void => {
-        const stats = deps.store.stats();
+    return async (_req: Request, res: Response): Promise<void> => {
+        const { health } = deps.storage;
+        const stats = await health.stats();
         const m = deps.metrics;
-        const queries = deps.store.queryStats();
+        const queries = health.queryStats();
         sendJson(res, 200, {
             timestamp: new Date(deps.clock.now()).toISOString(),
             uptimeSeconds: Math.round(process.uptime()),
             storage: {
+                backend: health.backend,
                 eventsStored: stats.eventsStored,
                 offloadedPayloads: stats.offloadedPayloads,
                 databaseBytes: stats.databaseBytes,
                 durability: stats.durability,
-                healthy: deps.store.healthy(),
+                healthy: health.healthy(),
+                problem: health.problem() ?? null,
             },
             sync: {
                 outboxBacklog: stats.outboxBacklog,

@@ -26,8 +26,8 @@ export function payloadRoutes(deps: AppDeps, mw: RouteGuards): Router {
 function payloadHandler(deps: AppDeps) {
     return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
         const logId = req.params.logId;
-        visibleEntryWebhook(deps, logId);
-        const body = deps.store.getBody(logId);
+        await visibleEntryWebhook(deps, logId);
+        const body = await deps.storage.bodies.getBody(logId);
         const headers = {
             'Content-Type': body.contentType || FALLBACK_TYPE[body.kind],
             'X-Content-Type-Options': 'nosniff',

@@ -26,13 +26,15 @@ function healthHandler(deps: AppDeps) {
     };
 }
 
-type Check = { status: 'ok' | 'error'; message?: string };
+type Check = { status: 'ok' | 'error'; message?: string; backend?: string };
 
 /** GET /ready: 200 when storage and webhooks work and the service accepts traffic, else 503. */
 function readyHandler(deps: AppDeps) {
     return (_req: Request, res: Response): void => {
         const catchUp = deps.readiness.catchUp;
-        const database: Check = deps.store.healthy() ? { status: 'ok' } : { status: 'error', message: 'storage is not writable' };
+        const { health } = deps.storage;
+        // The database check names the backend, and says why it is down (the database is away, the writer failed).
+        const database: Check = health.healthy() ? { status: 'ok', backend: health.backend } : { status: 'error', backend: health.backend, message: health.problem() ?? 'storage is not writable' };
         if (database.status === 'ok' && catchUp && !catchUp.done) database.message = `restoring events from the dataset: ${catchUp.imported} so far`;
         if (catchUp?.error) Object.assign(database, { status: 'error', message: `restore from the dataset failed: ${catchUp.error}` });
         const count = deps.webhooks.active().length;

@@ -15,7 +15,7 @@ const editLimit = (deps: AppDeps): number => deps.config.input.maxPayloadSize + 
 
 /** POST /replay/:webhookId/:itemId?url=: re-sends a captured event (optionally edited) to `url`. */
 export function replayRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const replay = createReplayer(deps, replaySigner(deps));
+    const replay = createReplayer({ ...deps, bodies: deps.storage.bodies }, replaySigner(deps));
     const router = Router(ROUTER_OPTIONS);
     router
         .route('/replay/:webhookId/:itemId')

@@ -61,7 +61,7 @@ function activeOr404(deps: AppDeps, id: string): Webhook {
 /** A webhook as the API shows it: `{id, url, name, createdAt, expiresAt, response, count}`. */
 async function view(deps: AppDeps, webhook: Webhook): Promise<Record<string, unknown>> {
     // Counted off the main thread by the query pool, which keeps the count of each filter up to date.
-    const page = await deps.store.query({ filters: [{ kind: 'exact', field: 'webhookId', value: webhook.id }], sort: [{ field: 'timestamp', dir: 'desc' }], limit: 1, offset: 0 });
+    const page = await deps.events.query({ filters: [{ kind: 'exact', field: 'webhookId', value: webhook.id }], sort: [{ field: 'timestamp', dir: 'desc' }], limit: 1, offset: 0 });
     return {
         id: webhook.id,
         url: `${deps.baseUrl()}/webhook/${encodeURIComponent(webhook.id)}`,

@@ -4,6 +4,8 @@ import type { LogsPage, LogsQuery } from './query-types.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from './types.js';
 import type { WebhookStore } from './webhook-store.js';
 
+export type { BacklogItem, ForwardSource, OutboxItem, StoreStats, SyncMode } from './event-store.js';
+
 // The storage seam: one small async interface per role. A backend (SQLite embedded, PostgreSQL
 // shared) implements every role; the rest of the service depends on the roles it uses and never
 // on a backend, a connection or a row. The contract suite (test/contract) holds each backend to

@@ -2,12 +2,13 @@ import { setImmediate as turn, setTimeout as pause } from 'node:timers/promises'
 import type { Logger } from '../lib/log.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DeletionLog } from '../storage/deletion-log.js';
-import type { EventStore } from '../storage/event-store.js';
+import type { EventLog, StoreHealth } from '../storage/roles.js';
 import type { CursorPosition, Filter } from '../storage/query-types.js';
 
 /** What deleting captures needs. */
 export interface CaptureDeps {
-    store: EventStore;
+    /** The roles deleting uses: the events, and the space they leave (given back to the file system). */
+    storage: { events: Pick<EventLog, 'deleteEvents' | 'query'>; health: Pick<StoreHealth, 'reclaimSpace'> };
     blobs: BlobStore;
     log: Logger;
     deletions?: DeletionLog;
@@ -39,7 +40,7 @@ export async function deleteCapturesById(deps: CaptureDeps, ids: readonly string
 async function deleteBatches(deps: CaptureDeps, ids: readonly string[]): Promise<number> {
     let deleted = 0;
     for (let i = 0; i < ids.length; i += DELETE_BATCH) {
-        const result = await deps.store.deleteEvents(ids.slice(i, i + DELETE_BATCH));
+        const result = await deps.storage.events.deleteEvents(ids.slice(i, i + DELETE_BATCH));
         deleted += result.deleted;
         for (const key of result.blobKeys) await deps.blobs.delete(key).catch((error: unknown) => deps.log.warn('could not delete a payload', { key, error: String(error) }));
         // Capture goes first: the writer is left to the appends for a moment before the next batch.
@@ -58,7 +59,7 @@ export async function deleteMatching(deps: CaptureDeps, filters: Filter[]): Prom
     let deleted = 0;
     const all: string[] = [];
     for (;;) {
-        const page = await deps.store.query({ filters, sort: [{ field: 'timestamp', dir: 'desc' }], limit: PAGE, offset: 0, cursor });
+        const page = await deps.storage.events.query({ filters, sort: [{ field: 'timestamp', dir: 'desc' }], limit: PAGE, offset: 0, cursor });
         const ids = page.items.map((item) => item.id);
         deleted += await deleteBatches(deps, ids);
         all.push(...ids);
@@ -72,16 +73,17 @@ export async function deleteMatching(deps: CaptureDeps, filters: Filter[]): Prom
     return deleted;
 }
 
-const reclaiming = new WeakSet<EventStore>();
+const reclaiming = new WeakSet<object>();
 
 /** Gives free pages back to the file system, a few at a time, until none are left (or none can be). */
 export function reclaimSpace(deps: CaptureDeps): void {
-    if (reclaiming.has(deps.store)) return;
-    reclaiming.add(deps.store);
+    const space = deps.storage.health;
+    if (reclaiming.has(space)) return;
+    reclaiming.add(space);
     void (async () => {
         let left = Infinity;
         for (;;) {
-            const now = await deps.store.reclaimSpace(RECLAIM_PAGES);
+            const now = await space.reclaimSpace(RECLAIM_PAGES);
             // A database created before auto_vacuum=INCREMENTAL keeps its free pages for new captures.
             if (now === 0 || now >= left) break;
             left = now;
@@ -89,5 +91,5 @@ export function reclaimSpace(deps: CaptureDeps): void {
         }
     })()
         .catch((error: unknown) => deps.log.warn('could not give free database pages back', { error: String(error) }))
-        .finally(() => reclaiming.delete(deps.store));
+        .finally(() => reclaiming.delete(space));
 }

@@ -36,7 +36,7 @@ describe('body search over large bodies (issue 22)', () => {
     const holding = new Set<string>();
     beforeAll(async () => {
         svc = await startTestService({ input: { rateLimitPerMinute: 0 }, queryPool: { splitFrom: 1, sliceBytes: 4 * MB } });
-        const store = svc.deps.store as SqliteEventStore;
+        const store = svc.deps.storage.events as SqliteEventStore;
         stats = () => store.queryStats()!;
         for (let i = 0; i < LARGE + SMALL; i++) {
             const large = i % 5 < 2;

@@ -24,7 +24,7 @@ describe('GET /logs stops its query when the client disconnects', () => {
     let stats: () => NonNullable<ReturnType<SqliteEventStore['queryStats']>>;
     beforeAll(async () => {
         svc = await startTestService({ input: { rateLimitPerMinute: 0 }, queryPool: { splitFrom: 1, slice: 1 } });
-        const store = svc.deps.store as SqliteEventStore;
+        const store = svc.deps.storage.events as SqliteEventStore;
         stats = () => store.queryStats()!;
         for (let i = 0; i < 160; i++) {
             const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: BODY, headers: { 'content-type': 'text/plain' } });

@@ -56,7 +56,7 @@ describe('webhook lifecycle', () => {
             assert.equal(late.status, 404);
             assert.equal((await svc.fetch(`/logs/${logId}`)).status, 404);
             assert.equal((await svc.fetch(`/logs/${logId}/payload`)).status, 404);
-            assert.equal(svc.deps.store.webhookOf(logId), svc.webhookId, 'the row remains');
+            assert.equal(await svc.deps.storage.events.webhookOf(logId), svc.webhookId, 'the row remains');
 
             // The periodic cleanup deletes its record (one per webhook) from the store.
             const records = await waitFor(async () => {

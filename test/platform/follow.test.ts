@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { consoleLogger } from '../../src/lib/log.js';
 import { DatasetFollower, FOLLOW_POSITION_KEY, type DatasetPage, type FollowableDataset } from '../../src/storage/apify/dataset-follow.js';
 import { fetchRanges, FETCH_BYTES, TailWindow, MAX_OVERLAP_ITEMS, OVERLAP_MS } from '../../src/storage/apify/dataset-tail.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { NewEvent } from '../../src/storage/types.js';
 
 /**
@@ -50,7 +50,7 @@ describe('following the named dataset (one run, the others as dataset writers)',
     });
     const setup = async (dir?: string) => {
         const folder = dir ?? (await mkdtemp(join(tmpdir(), 'whd-follow-')));
-        const store = await SqliteEventStore.open({ file: join(folder, 'events.sqlite'), queryWorkers: 0 });
+        const store = await openSqliteStorage({ file: join(folder, 'events.sqlite'), queryWorkers: 0 });
         cleanup.push(() => store.close());
         if (!dir) cleanup.push(() => rm(folder, { recursive: true, force: true }));
         return { folder, store };
@@ -65,19 +65,19 @@ describe('following the named dataset (one run, the others as dataset writers)',
         await follower.round();
         expect(published).toEqual(dataset.items.map((i) => i.id)); // the first window re-reads a little
         const own = ownEvent('own000001');
-        await store.append(own);
+        await store.events.append(own);
         await dataset.push([{ ...item('x'), id: own.id }]);
         const foreign = [item('a'), item('b')];
         dataset.items.push(...foreign);
         await follower.round();
         await follower.round();
         expect(published.slice(2)).toEqual(foreign.map((i) => i.id));
-        const entry = store.getEntry(String(foreign[0]!.id));
+        const entry = await store.events.getEntry(String(foreign[0]!.id));
         expect(entry.timestamp).toBe(foreign[0]!.timestamp);
         expect(entry.body).toBe('a');
-        expect(store.getEntry(own.id).body).toBe('hi'); // its own row, not the dataset's copy
-        expect(store.stats().eventsStored).toBe(5);
-        expect(store.stats().outboxBacklog).toBe(1); // merged events are not exported again
+        expect((await store.events.getEntry(own.id)).body).toBe('hi'); // its own row, not the dataset's copy
+        expect((await store.health.stats()).eventsStored).toBe(5);
+        expect((await store.health.stats()).outboxBacklog).toBe(1); // merged events are not exported again
         expect(follower.merged).toBe(4);
     });
 
@@ -94,7 +94,7 @@ describe('following the named dataset (one run, the others as dataset writers)',
         dataset.items.push(a!, { ...b! }); // a retried push repeats items
         await follower.round();
         expect(published).toEqual([a!.id, b!.id, late!.id]);
-        expect(store.stats().eventsStored).toBe(3);
+        expect((await store.health.stats()).eventsStored).toBe(3);
     });
 
     it('an event deleted here (its own or merged) does not come back from the dataset', async () => {
@@ -104,17 +104,17 @@ describe('following the named dataset (one run, the others as dataset writers)',
         const follower = new DatasetFollower(dataset, store, (e) => published.push(e.id), consoleLogger);
         await follower.round();
         const own = ownEvent('own000002');
-        await store.append(own);
+        await store.events.append(own);
         await dataset.push([{ ...item(), id: own.id }]);
-        await store.deleteEvents([own.id]); // deleted before the follower saw its export
+        await store.events.deleteEvents([own.id]); // deleted before the follower saw its export
         const merged = item();
         dataset.items.push(merged);
         await follower.round();
-        await store.deleteEvents([String(merged.id)]);
+        await store.events.deleteEvents([String(merged.id)]);
         await follower.round();
         await follower.round();
         expect(published).toEqual([merged.id]);
-        expect(store.stats().eventsStored).toBe(0);
+        expect((await store.health.stats()).eventsStored).toBe(0);
     });
 
     it('a restart on the same disk resumes where it stopped, past the first window', async () => {
@@ -123,7 +123,7 @@ describe('following the named dataset (one run, the others as dataset writers)',
         const follower = new DatasetFollower(dataset, store, () => undefined, consoleLogger);
         await follower.round();
         await follower.round();
-        const position = store.getMeta(FOLLOW_POSITION_KEY);
+        const position = await store.meta.getMeta(FOLLOW_POSITION_KEY);
         expect(position).toBe('0');
         await store.close();
         cleanup.length = 0;
@@ -134,7 +134,7 @@ describe('following the named dataset (one run, the others as dataset writers)',
         const next = new DatasetFollower(dataset, again, (e) => published.push(e.id), consoleLogger);
         await next.round();
         expect(published).toHaveLength(300);
-        expect(again.getMeta(FOLLOW_POSITION_KEY)).toBe('300');
+        expect(await again.meta.getMeta(FOLLOW_POSITION_KEY)).toBe('300');
     });
 
     it('an item that is not an event is skipped and does not hold the window back', async () => {
@@ -147,7 +147,7 @@ describe('following the named dataset (one run, the others as dataset writers)',
         dataset.items.push({ id: 'junk', note: 'pushed by hand' }, good);
         await follower.round();
         expect(published).toEqual([good.id]);
-        expect(store.getMeta(FOLLOW_POSITION_KEY)).toBe('2');
+        expect(await store.meta.getMeta(FOLLOW_POSITION_KEY)).toBe('2');
     });
 
     it('an idle dataset costs one listing per round, of nothing once the overlap has passed', async () => {

@@ -38,7 +38,7 @@ describe('query plan choice', () => {
                 const raw = Buffer.from(JSON.stringify({ kind: word, n: i }));
                 events.push(storedEvent({ id: `b${String(i).padStart(5, '0')}`, webhookId: 'wh_body', timestamp: T0 + (i % 4000) * 1000, size: i % 50, statusCode: i % 2 ? 200 : 500, bodyKind: 'json', bodyRaw: raw }));
             }
-            for (let i = 0; i < events.length; i += 3000) await svc.deps.store.importEvents(events.slice(i, i + 3000));
+            for (let i = 0; i < events.length; i += 3000) await svc.deps.storage.events.importEvents(events.slice(i, i + 3000));
         });
         afterAll(() => svc.close());
 
@@ -75,7 +75,7 @@ describe('query plan choice', () => {
             for (let i = 0; i < 3000; i++) {
                 events.push(storedEvent({ id: `p${String(i).padStart(5, '0')}`, webhookId: 'wh_plan', timestamp: T0 + (i % 700) * 1000, statusCode: [200, 404, 500][i % 3]!, size: (i * 7919) % 97 }));
             }
-            await svc.deps.store.importEvents(events);
+            await svc.deps.storage.events.importEvents(events);
         });
         afterAll(() => svc.close());
 

@@ -30,7 +30,7 @@ describe('GET /logs sort', () => {
         const started = await startQueryService();
         svc = started.svc;
         events = sortEvents(started.webhooks);
-        for (const e of events) await svc.deps.store.append(e);
+        for (const e of events) await svc.deps.storage.events.append(e);
     });
     afterAll(() => svc.close());
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { stringifyJson } from '../../src/lib/json-deep.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, scanJsonText } from '../../src/lib/json-text.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { storedEvent } from '../query/seed.js';
 
 const arrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -45,11 +45,11 @@ describe('the JSON scanner caps nesting at what the read path can serve', () => 
 
     it('regression: a row stored as JSON deeper than any answer can serialize (written before the cap) reads as its text', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'whd-deep-'));
-        const store = await SqliteEventStore.open({ file: join(dir, 'events.sqlite'), queryWorkers: 0 });
+        const store = await openSqliteStorage({ file: join(dir, 'events.sqlite'), queryWorkers: 0 });
         try {
             const raw = bytes(objects(5000));
-            await store.importEvents([storedEvent({ id: 'legacy', webhookId: 'wh_a', bodyKind: 'json', bodyRaw: raw, size: raw.length })]);
-            const entry = store.getEntry('legacy');
+            await store.events.importEvents([storedEvent({ id: 'legacy', webhookId: 'wh_a', bodyKind: 'json', bodyRaw: raw, size: raw.length })]);
+            const entry = await store.events.getEntry('legacy');
             assert.equal(entry.body, objects(5000));
             assert.doesNotThrow(() => JSON.stringify(entry));
         } finally {

@@ -199,7 +199,7 @@ describe('a header no request can carry', () => {
         const svc3 = await startTestService({ input: { rateLimitPerMinute: 0, replayTimeoutMs: DEADLINE, replayMaxRetries: 3 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
         cleanup.push(() => svc3.close());
         const id = 'old-event-1';
-        await svc3.deps.store.append({
+        await svc3.deps.storage.events.append({
             id, webhookId: svc3.webhookId, timestamp: Date.now(), method: 'POST', statusCode: 200, size: 2, processingTime: 1, requestId: 'req-old',
             requestUrl: `/webhook/${svc3.webhookId}`, contentType: 'text/plain', remoteIp: '127.0.0.1', userAgent: '',
             headers: { 'content-type': 'text/plain', 'x-bad': 'a\r\nInjected: 1' }, query: {}, bodyKind: 'text', bodyRaw: Buffer.from('hi'),

@@ -8,16 +8,17 @@ import { Metrics } from '../../src/lib/metrics.js';
 import { DatasetExporter, EXPORT_BATCH } from '../../src/storage/apify/dataset-export.js';
 import { LocalDatasetSink } from '../../src/storage/apify/dataset-sink.js';
 import { FileBlobStore } from '../../src/storage/blob/file-blob-store.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import type { Storage } from '../../src/storage/roles.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { SINK_POSITION_KEY } from '../../src/storage/sqlite/schema.js';
 import { storedEvent } from '../query/seed.js';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The store, sink and exporter of one run on `root`, the sink opened at the committed position as compose.ts does. */
-async function openRun(root: string): Promise<{ store: SqliteEventStore; sink: LocalDatasetSink; exporter: DatasetExporter }> {
-    const store = await SqliteEventStore.open({ file: join(root, 'events.sqlite'), queryWorkers: 0 });
-    const position = await store.getMeta(SINK_POSITION_KEY);
+async function openRun(root: string): Promise<{ store: Storage; sink: LocalDatasetSink; exporter: DatasetExporter }> {
+    const store = await openSqliteStorage({ file: join(root, 'events.sqlite'), queryWorkers: 0 });
+    const position = await store.meta.getMeta(SINK_POSITION_KEY);
     const sink = new LocalDatasetSink(join(root, 'datasets', 'default'), position === undefined ? undefined : Number(position), EXPORT_BATCH);
     const exporter = new DatasetExporter(sink, store, new Metrics(), quiet, { blobs: new FileBlobStore(join(root, 'payloads')), baseUrl: () => 'http://svc' });
     return { store, sink, exporter };
@@ -67,7 +68,7 @@ describe('local dataset sink', () => {
         try {
             let run = await openRun(root);
             const ids = Array.from({ length: 33 }, (_, i) => `e${i}`);
-            for (const id of ids) await run.store.append(storedEvent({ id, webhookId: 'wh_a' }));
+            for (const id of ids) await run.store.events.append(storedEvent({ id, webhookId: 'wh_a' }));
             // Item 33's path is a directory: the push writes items 1..32 (one write group), then
             // fails, as a kill inside it would leave things: files written, the batch not committed.
             const blocker = join(dir, '000000033.json');
@@ -81,7 +82,7 @@ describe('local dataset sink', () => {
             assert.deepEqual(await run.exporter.flushOnce(EXPORT_BATCH), { moved: 33, failed: false });
             assert.equal((await readdir(dir)).length, 33, 'one file per event');
             assert.deepEqual((await run.sink.read(0, 100)).map((i) => i.id), ids);
-            assert.equal(await run.store.getMeta(SINK_POSITION_KEY), '34');
+            assert.equal(await run.store.meta.getMeta(SINK_POSITION_KEY), '34');
             await run.store.close();
         } finally {
             await rm(root, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { Forwarder, forwardedBy, forwardJob } from '../../delivery/forwarder.js';
 import { exponential } from '../../lib/backoff.js';
 import { AppError } from '../../errors.js';
+import type { ForwardBacklog } from '../../storage/roles.js';
 import type { IngestDeps, Step } from '../context.js';
 
 /**
@@ -11,12 +12,12 @@ import type { IngestDeps, Step } from '../context.js';
 const FORWARD_LIMITS = { maxHeldBytes: 64 * 1024 * 1024, concurrency: 64 };
 
 /** The background forwarder for `forwardUrl`, if set; the service stops it at shutdown. */
-export function createForwarder(deps: Pick<IngestDeps, 'config' | 'store' | 'blobs' | 'clock' | 'log' | 'metrics'>): Forwarder | undefined {
+export function createForwarder(deps: Pick<IngestDeps, 'config' | 'blobs' | 'clock' | 'log' | 'metrics'> & { backlog: ForwardBacklog }): Forwarder | undefined {
     const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
     if (forwardUrl === undefined) return undefined;
     return new Forwarder(
         forwardUrl,
-        { store: deps.store, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
+        { backlog: deps.backlog, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
         { ...FORWARD_LIMITS, maxHeld: deps.config.forwardQueue, inFlood: deps.config.forwardInFlood, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
     );
 }

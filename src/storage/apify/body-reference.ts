@@ -1,5 +1,5 @@
 import { payloadKey, putBlob, type BlobStore } from '../blob-store.js';
-import type { EventStore } from '../event-store.js';
+import type { BodyReader } from '../roles.js';
 import type { LogEntry } from '../types.js';
 import type { BodyReference } from './dataset-item.js';
 
@@ -12,9 +12,9 @@ const isOffloaded = (body: unknown): boolean => typeof body === 'object' && body
  * A body that already has a blob (offloaded, or the sender's bytes kept when a customScript
  * rewrote the stored body) is not copied: that blob is what the payload route serves.
  */
-export async function bodyReference(entry: LogEntry, store: EventStore, blobs: BlobStore, baseUrl: string): Promise<BodyReference> {
+export async function bodyReference(entry: LogEntry, bodies: BodyReader, blobs: BlobStore, baseUrl: string): Promise<BodyReference> {
     if (!isOffloaded(entry.body)) {
-        const body = store.getBody(entry.id);
+        const body = await bodies.getBody(entry.id);
         if (body.blobKey === undefined) await putBlob(blobs, payloadKey(entry.id), body.contentType, body.raw ?? Buffer.alloc(0));
     }
     return { truncated: true, size: entry.size, payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };

@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/log.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { BlobStore } from '../blob-store.js';
-import type { EventStore, OutboxItem } from '../event-store.js';
+import type { BodyReader, ExportOutbox, OutboxItem } from '../roles.js';
 import type { LogEntry } from '../types.js';
 import { datasetItem, fitsDataset, minimalItem, reducedItem, type BodyReference } from './dataset-item.js';
 import type { DatasetSink } from './dataset-sink.js';
@@ -82,7 +82,7 @@ export class DatasetExporter {
     /** Whether the sink's starting position is committed (see commitStartPosition). */
     private startCommitted = false;
 
-    constructor(private readonly dataset: DatasetSink, private readonly store: EventStore, private readonly metrics: Metrics, private readonly log: Logger, private readonly options: ExporterOptions) {}
+    constructor(private readonly dataset: DatasetSink, private readonly store: { outbox: ExportOutbox; bodies: BodyReader }, private readonly metrics: Metrics, private readonly log: Logger, private readonly options: ExporterOptions) {}
 
     /** Exports in the background: batch after batch while there is a backlog, else every `intervalMs`. */
     start(intervalMs: number): void {
@@ -154,7 +154,7 @@ export class DatasetExporter {
                 }
             } else {
                 await this.dataset.push(items);
-                await this.store.markExported(batch[batch.length - 1]!.seq, this.dataset.position?.());
+                await this.store.outbox.markExported(batch[batch.length - 1]!.seq, this.dataset.position?.());
                 moved = batch.length;
             }
             this.failures = 0;
@@ -179,7 +179,7 @@ export class DatasetExporter {
         let budget = this.options.batchBytes ?? EXPORT_BATCH_BYTES;
         while (batch.length < limit) {
             const want = Math.min(EXPORT_SLICE, limit - batch.length);
-            const slice = this.store.readOutbox(want, budget, batch.at(-1)?.seq);
+            const slice = await this.store.outbox.readOutbox(want, budget, batch.at(-1)?.seq);
             for (const b of slice) {
                 batch.push(b);
                 budget -= b.bytes;
@@ -200,7 +200,7 @@ export class DatasetExporter {
      */
     private async commitStartPosition(): Promise<void> {
         const position = this.dataset.position?.();
-        if (position !== undefined) await this.store.markExported(0, position);
+        if (position !== undefined) await this.store.outbox.markExported(0, position);
         this.startCommitted = true;
     }
 
@@ -213,7 +213,7 @@ export class DatasetExporter {
             await this.dataset.push([minimalItem(item, await this.reference(b.entry), `refused by the dataset: ${String(error)}`)]);
             this.log.warn('dataset refused an event; exported its minimal form', { id: b.entry.id, error: String(error) });
         }
-        await this.store.markExported(b.seq, this.dataset.position?.());
+        await this.store.outbox.markExported(b.seq, this.dataset.position?.());
     }
 
     /** The item as it can go to the dataset: whole, else with its body replaced by a reference. */
@@ -226,6 +226,6 @@ export class DatasetExporter {
     }
 
     private reference(entry: LogEntry): Promise<BodyReference> {
-        return bodyReference(entry, this.store, this.options.blobs, this.options.baseUrl());
+        return bodyReference(entry, this.store.bodies, this.options.blobs, this.options.baseUrl());
     }
 }

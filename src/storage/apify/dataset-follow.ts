@@ -1,5 +1,5 @@
 import type { Logger } from '../../lib/log.js';
-import type { EventStore } from '../event-store.js';
+import type { EventLog, StoreMeta } from '../roles.js';
 import type { NewEvent } from '../types.js';
 import { eventFromItem } from './dataset-restore.js';
 import type { DatasetSink } from './dataset-sink.js';
@@ -58,7 +58,7 @@ export class DatasetFollower {
     /** The last round's failure, cleared by a round that succeeds. */
     lastError: string | null = null;
 
-    constructor(private readonly dataset: FollowableDataset, private readonly store: EventStore, private readonly publish: (event: NewEvent) => void, private readonly log: Logger, private readonly intervalMs = FOLLOW_INTERVAL_MS) {
+    constructor(private readonly dataset: FollowableDataset, private readonly store: { events: Pick<EventLog, 'webhookOf' | 'importEvents'>; meta: StoreMeta }, private readonly publish: (event: NewEvent) => void, private readonly log: Logger, private readonly intervalMs = FOLLOW_INTERVAL_MS) {
         dataset.onPush((items) => {
             for (const item of items) if (typeof item.id === 'string') this.own.add(item.id);
         });
@@ -103,12 +103,12 @@ export class DatasetFollower {
         }
         const ids = listing.items.map((item) => (typeof item.id === 'string' ? item.id : ''));
         const wanted: number[] = [];
-        ids.forEach((id, i) => {
-            if (id === '' || this.known.has(id)) return;
+        for (const [i, id] of ids.entries()) {
+            if (id === '' || this.known.has(id)) continue;
             // Own captures (pushed here, or stored before this process) and events a restore brought.
-            if (this.own.delete(id) || this.store.webhookOf(id) !== undefined) this.known.set(id, start + i);
+            if (this.own.delete(id) || (await this.store.events.webhookOf(id)) !== undefined) this.known.set(id, start + i);
             else wanted.push(i);
-        });
+        }
         const ranges = fetchRanges(listing.items.map((item) => Number(item.size) || 0), wanted).slice(0, MAX_FETCHES);
         for (const range of ranges) await this.merge(start, range.from, range.to, ids);
         // Everything before the first wanted item still missing (not fetched this round, or shifted) is settled.
@@ -117,7 +117,7 @@ export class DatasetFollower {
         window.advance(now, settled);
         this.lastError = null;
         for (const [id, pos] of this.known) if (pos < start - FORGET_BELOW) this.known.delete(id);
-        if (String(settled) !== this.store.getMeta(FOLLOW_POSITION_KEY)) await this.store.setMeta(FOLLOW_POSITION_KEY, String(settled));
+        if (String(settled) !== (await this.store.meta.getMeta(FOLLOW_POSITION_KEY))) await this.store.meta.setMeta(FOLLOW_POSITION_KEY, String(settled));
     }
 
     /** Fetches listing items `from`..`to` whole and merges those still wanted, in dataset order. */
@@ -133,11 +133,11 @@ export class DatasetFollower {
             // Not where the listing saw it (a late write moved it): a later round finds it again.
             if (at < 0) continue;
             const event = eventFromItem(item);
-            if (event && this.store.webhookOf(id) === undefined) events.push(event);
+            if (event && (await this.store.events.webhookOf(id)) === undefined) events.push(event);
             else this.known.set(id, start + at);
         }
         if (events.length === 0) return;
-        await this.store.importEvents(events);
+        await this.store.events.importEvents(events);
         for (const event of events) {
             this.known.set(event.id, start + ids.indexOf(event.id, from));
             this.merged++;
@@ -147,7 +147,7 @@ export class DatasetFollower {
 
     /** Where following starts: where a previous process on this disk stopped, else the dataset's end. */
     private async open(now: number): Promise<TailWindow> {
-        const saved = this.store.getMeta(FOLLOW_POSITION_KEY);
+        const saved = await this.store.meta.getMeta(FOLLOW_POSITION_KEY);
         if (saved !== undefined && Number.isInteger(Number(saved)) && Number(saved) >= 0) return new TailWindow(Number(saved), now);
         // A new disk: a restore (dataset-restore.ts) brings what is older; the first window re-reads a little of it.
         const { total } = await this.dataset.list(0, 1, ['id']);

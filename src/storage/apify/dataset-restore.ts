@@ -1,6 +1,6 @@
 import type { Readiness } from '../readiness.js';
 import type { Logger } from '../../lib/log.js';
-import type { EventStore } from '../event-store.js';
+import type { EventLog, StoreMeta } from '../roles.js';
 import type { BodyKind, NewEvent } from '../types.js';
 import type { DatasetSink } from './dataset-sink.js';
 import { payloadKey } from '../blob-store.js';
@@ -69,19 +69,19 @@ export function eventFromItem(item: Record<string, unknown>): NewEvent | null {
  * migration), copies them back in the background. Progress is kept in the meta table, so an
  * interrupted restore resumes.
  */
-export async function restoreFromDataset(dataset: DatasetSink, store: EventStore, readiness: Readiness, log: Logger): Promise<void> {
-    let offset = Number(store.getMeta('restore_offset') ?? 0);
+export async function restoreFromDataset(dataset: DatasetSink, store: { events: Pick<EventLog, 'importEvents'>; meta: StoreMeta }, readiness: Readiness, log: Logger): Promise<void> {
     readiness.catchUp = { imported: 0, done: false };
     try {
+        let offset = Number((await store.meta.getMeta('restore_offset')) ?? 0);
         for (;;) {
             const items = await dataset.read(offset, PAGE);
             const events = items.map(eventFromItem).filter((e): e is NewEvent => e !== null);
-            readiness.catchUp.imported += await store.importEvents(events);
+            readiness.catchUp.imported += await store.events.importEvents(events);
             offset += items.length;
-            await store.setMeta('restore_offset', String(offset));
+            await store.meta.setMeta('restore_offset', String(offset));
             if (items.length < PAGE) break;
         }
-        await store.setMeta('restore_done', '1');
+        await store.meta.setMeta('restore_done', '1');
         readiness.catchUp.done = true;
         log.info('restored events from the dataset', { imported: readiness.catchUp.imported });
     } catch (error) {

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
-import type { BacklogItem, EventStore, ForwardSource, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
+import type { BacklogItem, ForwardSource, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
+import type { BodyReader, EventLog, ExportOutbox, ForwardBacklog, LiveFeed, StoreHealth, StoreMeta } from '../roles.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
 import { QueryPool, type PoolStats, type QueryPoolOptions } from './query-pool.js';
@@ -22,11 +23,18 @@ export interface SqliteStoreOptions {
     pool?: QueryPoolOptions;
 }
 
+/** No-op unsubscribe of a feed that never has foreign events. */
+const NO_UNSUBSCRIBE = (): void => undefined;
+
 /**
  * The embedded read model and durable log: a writer worker with group commit, a read-only
- * connection here for point lookups, and a pool of query workers for GET /logs.
+ * connection here for point lookups, and a pool of query workers for GET /logs. One object plays
+ * every role of the seam (storage/roles.ts); reads answer synchronously underneath, as resolved
+ * promises. One process owns the file, so the live feed never has foreign events.
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, ForwardBacklog, LiveFeed, StoreMeta, StoreHealth {
+    readonly backend = 'sqlite';
+
     private readonly writer: WorkerWriter;
     private readonly reader: Database.Database;
     private readonly pool: QueryPool | undefined;
@@ -85,13 +93,13 @@ export class SqliteEventStore implements EventStore {
         return reply.inserted ?? 0;
     }
 
-    getEntry(id: string): LogEntry {
+    async getEntry(id: string): Promise<LogEntry> {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         return this.withReplays(rowToEntry(row, this.bodyRowOf(row)));
     }
 
-    entriesAfter(id: string, limit: number, bodyLimit = Infinity): LogEntry[] | undefined {
+    async entriesAfter(id: string, limit: number, bodyLimit = Infinity): Promise<LogEntry[] | undefined> {
         const seq = this.statements.seqOf.get(id) as number | undefined;
         if (seq === undefined) return undefined;
         const rows = this.statements.after.all(seq, limit) as EventRow[];
@@ -121,34 +129,34 @@ export class SqliteEventStore implements EventStore {
         return this.statements.body.get(row.seq) as BodyRow | undefined;
     }
 
-    readForwardBacklog(afterSeq: number, limit: number): BacklogItem[] {
+    async readForwardBacklog(afterSeq: number, limit: number): Promise<BacklogItem[]> {
         // Only commits this thread has been told of: a row the writer has committed but whose reply is
         // still on its way belongs to a capture whose request has not reached the forwarder yet.
         const upTo = Math.max(this.lastSeqAtOpen, this.writer.committedSeq);
         return (this.statements.forwardBacklog.all(afterSeq, upTo, limit) as { seq: number; eventId: string; exact: number }[]).map((r) => ({ seq: r.seq, eventId: r.eventId, exact: r.exact === 1 }));
     }
 
-    forwardSource(id: string): ForwardSource | undefined {
+    async forwardSource(id: string): Promise<ForwardSource | undefined> {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) return undefined;
         return { method: row.method, headers: JSON.parse(row.headers) as Record<string, unknown>, body: storedBody(row, this.bodyRowOf(row)) };
     }
 
-    webhookOf(id: string): string | undefined {
+    async webhookOf(id: string): Promise<string | undefined> {
         return this.statements.webhookOf.get(id) as string | undefined;
     }
 
-    idAtTimestamp(webhookId: string, ts: number): string | undefined {
+    async idAtTimestamp(webhookId: string, ts: number): Promise<string | undefined> {
         return this.statements.atTs.get(webhookId, ts) as string | undefined;
     }
 
-    getBody(id: string): StoredBody {
+    async getBody(id: string): Promise<StoredBody> {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         return storedBody(row, this.bodyRowOf(row));
     }
 
-    getExportRecord(id: string): { entry: ExportEntry; body: StoredBody } {
+    async getExportRecord(id: string): Promise<{ entry: ExportEntry; body: StoredBody }> {
         const row = this.statements.entry.get(id) as EventRow | undefined;
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         const body = storedBody(row, this.bodyRowOf(row));
@@ -168,7 +176,7 @@ export class SqliteEventStore implements EventStore {
         return this.pool ? { ...this.pool.stats, pending: this.pool.pending } : undefined;
     }
 
-    readOutbox(limit: number, maxBytes = Infinity, afterSeq?: number): OutboxItem[] {
+    async readOutbox(limit: number, maxBytes = Infinity, afterSeq?: number): Promise<OutboxItem[]> {
         const sizes = this.statements.outboxSizes.all(afterSeq ?? 0, limit) as { seq: number; bytes: number }[];
         // From the watermark, always at least one event, however large; then as many as fit in maxBytes.
         let taken = afterSeq === undefined ? Math.min(1, sizes.length) : 0;
@@ -203,7 +211,7 @@ export class SqliteEventStore implements EventStore {
         await this.writer.request(sinkPosition === undefined ? { op: 'exported', upToSeq: seq } : { op: 'exported', upToSeq: seq, sinkPosition });
     }
 
-    getMeta(key: string): string | undefined {
+    async getMeta(key: string): Promise<string | undefined> {
         return this.statements.meta.get(key) as string | undefined;
     }
 
@@ -211,7 +219,7 @@ export class SqliteEventStore implements EventStore {
         await this.writer.request({ op: 'setMeta', key, value });
     }
 
-    stats(): StoreStats {
+    async stats(): Promise<StoreStats> {
         let databaseBytes = 0;
         for (const suffix of ['', '-wal']) {
             try {
@@ -230,13 +238,22 @@ export class SqliteEventStore implements EventStore {
         };
     }
 
+    /** One process: no other instance commits to this file. */
+    onForeignEvents(_listener: (ids: string[]) => void): () => void {
+        return NO_UNSUBSCRIBE;
+    }
+
     healthy(): boolean {
-        if (!this.writer.healthy) return false;
+        return this.problem() === undefined;
+    }
+
+    problem(): string | undefined {
+        if (!this.writer.healthy) return 'the SQLite writer failed; storage is not writable';
         try {
             this.statements.meta.get('schema_version');
-            return true;
-        } catch {
-            return false;
+            return undefined;
+        } catch (error) {
+            return `the SQLite database cannot be read: ${String(error)}`;
         }
     }
 
