@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { NotFoundError } from '../../errors.js';
 import type { BlobStore, BlobWriter } from '../blob-store.js';
 import { BLOB_CHUNK, PgBlobWriter } from './blob-writer.js';
-import { guarded, storeError } from './unavailable.js';
+import { storeError } from './pool.js';
+import { guarded } from './unavailable.js';
 
 /** Tables of PgBlobStore; the migration runs them (idempotent). */
 export const BLOB_DDL: string[] = [

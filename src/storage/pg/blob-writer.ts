@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { BlobWriter } from '../blob-store.js';
-import { storeError } from './unavailable.js';
+import { storeError } from './pool.js';
 
 /** Bytes per stored chunk row of a blob. */
 export const BLOB_CHUNK = 256 * 1024;
