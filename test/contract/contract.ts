@@ -5,6 +5,7 @@ import { feedCases } from './cases-feed.js';
 import { metaHealthCases } from './cases-meta.js';
 import { outboxCases } from './cases-outbox.js';
 import { queryCases } from './cases-query.js';
+import { storeCases } from './cases-stores.js';
 import { writerCases } from './cases-writers.js';
 
 /** A backend opened on fresh, empty data for one test. */
@@ -22,6 +23,10 @@ export interface OpenedStorage {
 export interface ContractOptions {
     /** Several instances may open the same data at once (`OpenedStorage.peer` is given). */
     shared?: boolean;
+    /** The opened storage carries a WebhookStore (`storage.webhooks`). */
+    webhooks?: boolean;
+    /** The opened storage carries a BlobStore (`storage.blobs`). */
+    blobs?: boolean;
 }
 
 /** What a case sees: the storage under test and the way to more instances on its data. */
@@ -89,5 +94,6 @@ export function describeStorageContract(name: string, open: () => Promise<Opened
         feedCases(ctx);
         metaHealthCases(ctx);
         writerCases(ctx);
+        storeCases(ctx, { webhooks: options.webhooks ?? false, blobs: options.blobs ?? false });
     });
 }

@@ -33,5 +33,5 @@ describe.skipIf(!available)('postgres', () => {
             // The server and its data folder go when the file ends.
             cleanup: async () => undefined,
         };
-    }, { shared: true });
+    }, { shared: true, webhooks: true, blobs: true });
 });
