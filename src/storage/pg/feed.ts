@@ -1,0 +1,164 @@
+import pg from 'pg';
+import type { Logger } from '../../lib/log.js';
+import type { LiveFeed } from '../roles.js';
+import { isConnectionError } from './pool.js';
+import { EVENTS_CHANNEL } from './schema.js';
+
+/** Timing of the feed; tests may shorten it. */
+export interface PgFeedOptions {
+    /** Reads without a notification this often, in case one was lost (ms). */
+    pollMs?: number;
+    /** Longest wait between reconnect attempts (ms); the wait doubles from 100 ms up to it. */
+    maxBackoffMs?: number;
+    /** A read on the feed's connection taking longer than this counts as a lost connection (ms). */
+    readTimeoutMs?: number;
+}
+
+const BATCH = 1000;
+type Listener = (ids: string[]) => void;
+/** seq is a number with the service's pool (int8 parsed), a string with the driver's default. */
+type FeedRow = { seq: string | number; id: string; origin: string | null };
+
+/**
+ * The events other instances commit, in commit order: a connection of its own LISTENs for the
+ * commits' NOTIFY and then reads `events` after the last position it saw, as it does every second
+ * and after each reconnect (a notification may be lost while the connection is down). Starts at the
+ * newest event when it starts; never throws out of its handlers; reconnects by itself.
+ */
+export class PgFeed implements Pick<LiveFeed, 'onForeignEvents'> {
+    private readonly listeners = new Set<Listener>();
+    private readonly pollMs: number;
+    private readonly maxBackoffMs: number;
+    private readonly readTimeoutMs: number;
+    private client: pg.Client | undefined;
+    /** The last event position read (its events handed out or skipped as our own). */
+    private last: number | undefined;
+    private backoff = 100;
+    private poll: NodeJS.Timeout | undefined;
+    private retry: NodeJS.Timeout | undefined;
+    private reading = false;
+    private again = false;
+    private closed = false;
+    private down = false;
+
+    constructor(private readonly pool: pg.Pool, private readonly instanceId: string, private readonly log: Logger, options: PgFeedOptions = {}) {
+        this.pollMs = options.pollMs ?? 1000;
+        this.maxBackoffMs = options.maxBackoffMs ?? 2000;
+        this.readTimeoutMs = options.readTimeoutMs ?? 5000;
+    }
+
+    /** Connects and starts following; a database that is away is retried in the background. */
+    async start(): Promise<void> {
+        this.poll = setInterval(() => this.wake(), this.pollMs);
+        this.poll.unref();
+        await this.connect();
+    }
+
+    onForeignEvents(listener: Listener): () => void {
+        this.listeners.add(listener);
+        return () => void this.listeners.delete(listener);
+    }
+
+    /** Stops following and closes the connection. */
+    async close(): Promise<void> {
+        this.closed = true;
+        clearInterval(this.poll);
+        clearTimeout(this.retry);
+        this.listeners.clear();
+        const client = this.client;
+        this.client = undefined;
+        await client?.end().catch(() => undefined);
+    }
+
+    private async connect(): Promise<void> {
+        if (this.closed) return;
+        // The pool's settings (address, timeouts, type parsers), on a connection the pool does not own.
+        const client = new pg.Client({ ...this.pool.options, keepAlive: true, query_timeout: this.readTimeoutMs });
+        client.on('error', (error) => this.lost(client, error));
+        client.on('end', () => this.lost(client));
+        client.on('notification', () => this.wake());
+        try {
+            await client.connect();
+            await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+            if (this.last === undefined) {
+                const { rows } = await client.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events');
+                this.last = Number(rows[0]?.seq ?? 0);
+            }
+        } catch (error) {
+            await client.end().catch(() => undefined);
+            this.note(error);
+            this.reconnectLater();
+            return;
+        }
+        if (this.closed) return void (await client.end().catch(() => undefined));
+        this.client = client;
+        this.backoff = 100;
+        if (this.down) this.log.info('live feed: reconnected to PostgreSQL');
+        this.down = false;
+        this.wake();
+    }
+
+    /** A connection that failed or ended is dropped and a new one made; only the current one counts. */
+    private lost(client: pg.Client, error?: Error): void {
+        if (client !== this.client) return;
+        this.client = undefined;
+        client.end().catch(() => undefined);
+        this.note(error ?? new Error('connection ended'));
+        this.reconnectLater();
+    }
+
+    private reconnectLater(): void {
+        if (this.closed || this.retry) return;
+        this.retry = setTimeout(() => {
+            this.retry = undefined;
+            void this.connect();
+        }, this.backoff);
+        this.backoff = Math.min(this.backoff * 2, this.maxBackoffMs);
+    }
+
+    /** Reads now, or once more after the read in progress (notifications come in bursts). */
+    private wake(): void {
+        if (this.reading) return void (this.again = true);
+        this.reading = true;
+        void this.read().finally(() => {
+            this.reading = false;
+            if (this.again) (this.again = false), this.wake();
+        });
+    }
+
+    private async read(): Promise<void> {
+        const client = this.client;
+        if (!client || this.last === undefined) return;
+        try {
+            for (;;) {
+                const after: number = this.last;
+                const { rows } = await client.query<FeedRow>('SELECT seq, id, origin FROM events WHERE seq > $1 ORDER BY seq LIMIT $2', [after, BATCH]);
+                if (rows.length === 0 || client !== this.client) return;
+                this.last = Number(rows[rows.length - 1]!.seq);
+                const foreign = rows.filter((row) => row.origin !== this.instanceId).map((row) => row.id);
+                if (foreign.length > 0) this.emit(foreign);
+                if (rows.length < BATCH) return;
+            }
+        } catch (error) {
+            if (isConnectionError(error)) this.lost(client, error as Error);
+            else this.log.warn('live feed: reading new events failed', { error: error instanceof Error ? error.message : String(error) });
+        }
+    }
+
+    private emit(ids: string[]): void {
+        for (const listener of this.listeners) {
+            try {
+                listener(ids);
+            } catch (error) {
+                this.log.warn('live feed: a listener failed', { error: error instanceof Error ? error.message : String(error) });
+            }
+        }
+    }
+
+    /** Logs the first failure of an outage, not every retry. */
+    private note(error: unknown): void {
+        if (this.down || this.closed) return;
+        this.down = true;
+        this.log.warn('live feed: lost PostgreSQL; reconnecting', { error: error instanceof Error ? error.message : String(error) });
+    }
+}
