@@ -1,0 +1,1 @@
+export { runPgQuery, PG_QUERY_TIMEOUT_MS } from './run.js';

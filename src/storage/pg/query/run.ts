@@ -1,0 +1,131 @@
+import pg from 'pg';
+import { BadRequestError } from '../../../errors.js';
+import type { LogsPage, LogsQuery } from '../../query-types.js';
+import { totalOrder } from '../../sort-order.js';
+import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
+import { storeError } from '../unavailable.js';
+import { keysetCondition, orderByClause, sortKeyColumns, UnusableCursorError } from './order.js';
+import { Params } from './params.js';
+import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
+import { buildWhere } from './where.js';
+
+/** Time limit of one query, ms: the SQLite query pool's (POOL_LIMITS.timeoutMs). */
+export const PG_QUERY_TIMEOUT_MS = 15_000;
+
+/** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
+interface Statements {
+    page: { text: string; values: unknown[] };
+    count: { text: string; values: unknown[] };
+}
+
+const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+
+/** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
+export function buildStatements(q: LogsQuery): Statements {
+    const order = totalOrder(q.sort);
+    const p = new Params();
+    const where = buildWhere(q.filters, p);
+    const whereValues = p.values.length;
+    const from = where.bodies.length ? 'events e JOIN bodies b ON b.seq = e.seq' : 'events e';
+    const conditions = [...where.events, ...where.bodies];
+    const count = { text: `SELECT count(*) AS n FROM ${from}${whereClause(conditions)}`, values: p.values.slice(0, whereValues) };
+    const cursorMode = q.cursor !== undefined;
+    if (q.cursor) {
+        try {
+            conditions.push(keysetCondition(order, q.cursor, p));
+        } catch (error) {
+            if (error instanceof UnusableCursorError) throw new BadRequestError("Parameter 'cursor' is not a valid cursor: pass nextCursor from a previous page unchanged, or an empty cursor= to start", { parameter: 'cursor' });
+            throw error;
+        }
+    }
+    const columns = cursorMode ? `${SELECT_SUMMARY}, ${sortKeyColumns(order)}` : SELECT_SUMMARY;
+    const limit = p.bind(cursorMode ? q.limit + 1 : q.limit, 'bigint');
+    const offset = p.bind(cursorMode ? 0 : q.offset, 'bigint');
+    const page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
+    return { page, count };
+}
+
+/**
+ * Runs a GET /logs query on PostgreSQL with the SQLite backend's semantics: the same filters, the
+ * same total order (sort-order.ts, NULL first ascending), the same keyset cursors and offset totals.
+ * Page and total read one snapshot (a repeatable-read transaction). Rejects with BadRequestError for
+ * an unusable cursor, 504 (the SQLite pool's error) past `timeoutMs`, 499 when `signal` aborts (the
+ * statement is cancelled on the server), StoreUnavailableError while the database is away.
+ */
+export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSignal, timeoutMs = PG_QUERY_TIMEOUT_MS): Promise<LogsPage> {
+    if (signal?.aborted) throw queryCancelled();
+    const statements = buildStatements(q);
+    const deadline = Date.now() + timeoutMs;
+    let client: pg.PoolClient;
+    try {
+        client = await pool.connect();
+    } catch (error) {
+        throw storeError(error);
+    }
+    let failed: Error | undefined;
+    const work = answer(client, q, statements, deadline).catch(async (error: unknown) => {
+        await client.query('ROLLBACK').catch((e: unknown) => (failed = e instanceof Error ? e : new Error(String(e))));
+        throw error;
+    });
+    const cancel = (): void => void cancelBackend(pool, client);
+    signal?.addEventListener('abort', cancel, { once: true });
+    // The caller is answered at once on abort; the connection goes back once the statement stopped.
+    const settled = work.finally(() => {
+        signal?.removeEventListener('abort', cancel);
+        client.release(failed);
+    });
+    settled.catch(() => undefined);
+    try {
+        return await (signal ? Promise.race([settled, aborted(signal)]) : settled);
+    } catch (error) {
+        if (signal?.aborted) throw queryCancelled();
+        if ((error as { code?: unknown }).code === '57014') throw queryTimedOut(timeoutMs);
+        throw storeError(error);
+    }
+}
+
+async function answer(client: pg.PoolClient, q: LogsQuery, s: Statements, deadline: number): Promise<LogsPage> {
+    const order = totalOrder(q.sort);
+    const cursorMode = q.cursor !== undefined;
+    // Each statement may take what is left of the query's time; the server stops it past that.
+    const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Math.max(1, deadline - Date.now())}`);
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await limitTime();
+    const rows = (await client.query<PgPageRow>(s.page)).rows;
+    let page: LogsPage;
+    if (cursorMode) {
+        const more = rows.length > q.limit;
+        if (more) rows.length = q.limit;
+        const last = rows[rows.length - 1];
+        page = { items: rows.map(pgRowToSummary), next: more && last ? pgPositionOf(last, order) : null };
+    } else {
+        // A short page ends the result (unless it starts past the end): its position gives the count.
+        const ended = rows.length < q.limit && (rows.length > 0 || q.offset === 0);
+        let total = q.offset + rows.length;
+        if (!ended) {
+            await limitTime();
+            total = Number((await client.query<{ n: string | number }>(s.count)).rows[0]!.n);
+        }
+        page = { items: rows.map(pgRowToSummary), total };
+    }
+    await client.query('COMMIT');
+    return page;
+}
+
+const aborted = (signal: AbortSignal): Promise<never> => new Promise((_, reject) => signal.addEventListener('abort', () => reject(queryCancelled()), { once: true }));
+
+/** Cancels the statement running on `client` from a connection of its own (the pool may be full). */
+async function cancelBackend(pool: pg.Pool, client: pg.PoolClient): Promise<void> {
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (typeof pid !== 'number') return;
+    const canceller = new pg.Client({ ...pool.options, statement_timeout: 2000 });
+    canceller.on('error', () => undefined);
+    try {
+        await canceller.connect();
+        await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
+    } catch {
+        // The statement then ends at its time limit.
+    } finally {
+        await canceller.end().catch(() => undefined);
+    }
+}

@@ -1,0 +1,49 @@
+import type { Filter } from '../../query-types.js';
+import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
+import { containsCondition } from './contains.js';
+import { keyedCondition } from './keyed.js';
+import { bindNumber, bindText, type Params } from './params.js';
+
+/** SQL conditions built from filters, their values bound into one Params. */
+export interface WhereParts {
+    /** Conditions over `events e`. */
+    events: string[];
+    /** Conditions that read the bodies table (joined as `b`). */
+    bodies: string[];
+}
+
+const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+
+/** Translates filters into conditions (all must hold), with the semantics of the SQLite backend. */
+export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
+    const parts: WhereParts = { events: [], bodies: [] };
+    for (const f of filters) {
+        const onBody = (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body';
+        (onBody ? parts.bodies : parts.events).push(condition(f, p));
+    }
+    return parts;
+}
+
+function condition(f: Filter, p: Params): string {
+    switch (f.kind) {
+        case 'exact': {
+            // No stored value holds NUL (PostgreSQL text cannot): such a value matches nothing.
+            const value = bindText(p, f.value);
+            return value === undefined ? 'false' : `${EXACT_COLUMNS[f.field]} = ${value}`;
+        }
+        case 'range': {
+            const { column, integer } = NUMBER_COLUMNS[f.field];
+            return `${column} ${OPERATORS[f.op]} ${bindNumber(p, f.value, integer)}`;
+        }
+        case 'partial':
+            return containsCondition(PARTIAL_COLUMNS[f.field], f.value, p);
+        case 'ip':
+            return `e.ip_bin BETWEEN ${p.bind(f.lo, 'bytea')} AND ${p.bind(f.hi, 'bytea')}`;
+        case 'bool':
+            return `e.signature_valid = ${p.bind(f.value, 'boolean')}`;
+        case 'text':
+            return containsCondition(JSON_COLUMNS[f.column], f.value, p);
+        case 'keyed':
+            return keyedCondition(f.column, f.path, f.value, p);
+    }
+}
