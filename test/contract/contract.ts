@@ -3,6 +3,7 @@ import type { Storage } from '../../src/storage/roles.js';
 import { eventLogCases } from './cases-events.js';
 import { feedCases } from './cases-feed.js';
 import { metaHealthCases } from './cases-meta.js';
+import { outageCases, type Outage } from './cases-outage.js';
 import { outboxCases } from './cases-outbox.js';
 import { queryCases } from './cases-query.js';
 import { storeCases } from './cases-stores.js';
@@ -19,6 +20,8 @@ export interface OpenedStorage {
     cleanup: () => Promise<void>;
 }
 
+export type { Outage };
+
 /** What the backend is: one process around its data, or several instances sharing it. */
 export interface ContractOptions {
     /** Several instances may open the same data at once (`OpenedStorage.peer` is given). */
@@ -27,6 +30,8 @@ export interface ContractOptions {
     webhooks?: boolean;
     /** The opened storage carries a BlobStore (`storage.blobs`). */
     blobs?: boolean;
+    /** How to take the database away and back (a server of its own); absent for an embedded one. */
+    outage?: Outage;
 }
 
 /** What a case sees: the storage under test and the way to more instances on its data. */
@@ -95,5 +100,6 @@ export function describeStorageContract(name: string, open: () => Promise<Opened
         metaHealthCases(ctx);
         writerCases(ctx);
         storeCases(ctx, { webhooks: options.webhooks ?? false, blobs: options.blobs ?? false });
+        if (options.outage) outageCases(ctx, options.outage);
     });
 }

@@ -33,5 +33,11 @@ describe.skipIf(!available)('postgres', () => {
             // The server and its data folder go when the file ends.
             cleanup: async () => undefined,
         };
-    }, { shared: true, webhooks: true, blobs: true });
+    }, {
+        shared: true,
+        webhooks: true,
+        blobs: true,
+        // The server stops (fast shutdown) and starts again on the same port and data.
+        outage: { stop: async () => (await server!).pause(), start: async () => (await server!).resume() },
+    });
 });
