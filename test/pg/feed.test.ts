@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import { afterEach, describe, it } from 'vitest';
+import { silentLogger, type Logger } from '../../src/lib/log.js';
+import { PgFeed, type PgFeedOptions } from '../../src/storage/pg/feed.js';
+import { pgTestsRun, usePgServer } from './aux-pg.js';
+
+// The columns the feed reads, as in pg-core's schema (seq, id, origin); the tests write them by
+// hand and send the NOTIFY a group commit sends.
+const EVENTS_DDL = ['CREATE TABLE IF NOT EXISTS events (seq bigint PRIMARY KEY, id text NOT NULL UNIQUE, origin text)'];
+const ME = 'instance-me';
+const OTHER = 'instance-other';
+
+let nextSeq = 1;
+/** Commits events in one transaction, with the wake-up NOTIFY unless `notify` is false. */
+async function commit(pool: pg.Pool, events: { id: string; origin: string }[], notify = true): Promise<void> {
+    const client = await pool.connect();
+    try {
+        await client.query('BEGIN');
+        for (const e of events) await client.query('INSERT INTO events (seq, id, origin) VALUES ($1, $2, $3)', [nextSeq++, e.id, e.origin]);
+        if (notify) await client.query('NOTIFY whd_events');
+        await client.query('COMMIT');
+    } finally {
+        client.release();
+    }
+}
+
+async function waitFor(what: string, done: () => boolean, ms: number): Promise<number> {
+    const start = Date.now();
+    while (!done()) {
+        if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+    }
+    return Date.now() - start;
+}
+
+describe.skipIf(!pgTestsRun)('PgFeed', () => {
+    const pgx = usePgServer();
+    const feeds: PgFeed[] = [];
+    afterEach(async () => {
+        await Promise.all(feeds.splice(0).map((f) => f.close()));
+    });
+
+    /** A started feed on a fresh database, and every id its listener received. */
+    async function setup(options: PgFeedOptions = {}, log: Logger = silentLogger): Promise<{ pool: pg.Pool; feed: PgFeed; got: string[] }> {
+        const pool = pgx.pool(await pgx.database(EVENTS_DDL));
+        await commit(pool, [{ id: 'before-start', origin: OTHER }]);
+        const feed = new PgFeed(pool, ME, log, options);
+        feeds.push(feed);
+        await feed.start();
+        const got: string[] = [];
+        feed.onForeignEvents((ids) => got.push(...ids));
+        return { pool, feed, got };
+    }
+
+    it('hands listeners the ids other instances commit after it started, in commit order, within 1 s of the NOTIFY; its own are left out', async () => {
+        // No fallback read during the test: the notification alone must wake the feed.
+        const { pool, got } = await setup({ pollMs: 60_000 });
+        await commit(pool, [{ id: 'a1', origin: OTHER }, { id: 'mine1', origin: ME }, { id: 'a2', origin: OTHER }]);
+        const took = await waitFor('a1, a2', () => got.length >= 2, 1000);
+        await commit(pool, [{ id: 'mine2', origin: ME }]);
+        await commit(pool, [{ id: 'b1', origin: 'instance-third' }, { id: 'b2', origin: OTHER }]);
+        await waitFor('b1, b2', () => got.length >= 4, 1000);
+        await new Promise((r) => setTimeout(r, 200));
+        assert.deepEqual(got, ['a1', 'a2', 'b1', 'b2'], `delivered in ${took} ms`);
+    });
+
+    it('reads every second without a notification (one lost while a connection was down)', async () => {
+        const { pool, got } = await setup();
+        await commit(pool, [{ id: 'quiet1', origin: OTHER }, { id: 'quiet2', origin: OTHER }], false);
+        await waitFor('quiet1, quiet2', () => got.length >= 2, 2500);
+        assert.deepEqual(got, ['quiet1', 'quiet2']);
+    });
+
+    it('delivers a commit of 2,500 events whole and in order (reads 1,000 at a time until it has all)', async () => {
+        const { pool, got } = await setup({ pollMs: 60_000 });
+        const ids = Array.from({ length: 2500 }, (_, i) => `bulk${String(i).padStart(4, '0')}`);
+        await commit(pool, ids.map((id) => ({ id, origin: OTHER })));
+        await waitFor('2,500 ids', () => got.length >= 2500, 5000);
+        assert.deepEqual(got, ids);
+    });
+
+    it('a listener that throws neither stops the other listeners nor the feed', async () => {
+        const warnings: string[] = [];
+        const log: Logger = { ...silentLogger, warn: (m) => void warnings.push(m) };
+        const { pool, feed, got } = await setup({ pollMs: 60_000 }, log);
+        feed.onForeignEvents(() => {
+            throw new Error('listener bug');
+        });
+        await commit(pool, [{ id: 'c1', origin: OTHER }]);
+        await commit(pool, [{ id: 'c2', origin: OTHER }]);
+        await waitFor('c1, c2', () => got.length >= 2, 1000);
+        assert.deepEqual(got, ['c1', 'c2']);
+        assert.ok(warnings.includes('live feed: a listener failed'));
+    });
+
+    it('after the server stops and starts again, events committed after the restart are delivered by the same feed', async () => {
+        const { pool, got } = await setup({ pollMs: 60_000 });
+        await commit(pool, [{ id: 'd1', origin: OTHER }]);
+        await waitFor('d1', () => got.length >= 1, 1000);
+        await pgx.server.pause();
+        await new Promise((r) => setTimeout(r, 1500));
+        await pgx.server.resume();
+        // The pool's connections died with the server; the first use may fail while it notices.
+        await commit(pool, [{ id: 'd2', origin: OTHER }]).catch(() => commit(pool, [{ id: 'd2', origin: OTHER }]));
+        await commit(pool, [{ id: 'd3', origin: OTHER }]);
+        // Backoff up to 2 s, then the read after reconnecting.
+        await waitFor('d2, d3', () => got.length >= 3, 5000);
+        assert.deepEqual(got, ['d1', 'd2', 'd3']);
+        // And the new connection listens: a notified commit arrives within 1 s again.
+        await commit(pool, [{ id: 'd4', origin: OTHER }]);
+        await waitFor('d4', () => got.length >= 4, 1000);
+        assert.deepEqual(got, ['d1', 'd2', 'd3', 'd4']);
+    });
+
+    it('after the server is killed and started again, the same feed delivers what is committed after', async () => {
+        const { pool, got } = await setup({ pollMs: 60_000 });
+        await pgx.server.kill();
+        await new Promise((r) => setTimeout(r, 500));
+        await pgx.server.resume();
+        await commit(pool, [{ id: 'e1', origin: OTHER }]).catch(() => commit(pool, [{ id: 'e1', origin: OTHER }]));
+        await waitFor('e1', () => got.length >= 1, 5000);
+        await commit(pool, [{ id: 'e2', origin: OTHER }]);
+        await waitFor('e2', () => got.length >= 2, 1000);
+        assert.deepEqual(got, ['e1', 'e2']);
+    });
+
+    it('after close, no listener is called', async () => {
+        const { pool, feed, got } = await setup({ pollMs: 100 });
+        await commit(pool, [{ id: 'f1', origin: OTHER }]);
+        await waitFor('f1', () => got.length >= 1, 1000);
+        await feed.close();
+        await commit(pool, [{ id: 'f2', origin: OTHER }]);
+        await new Promise((r) => setTimeout(r, 500));
+        assert.deepEqual(got, ['f1']);
+    });
+});
