@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'vitest';
+import { events, outcome } from '../contract/factory.js';
+import { pgCoreRuns, useCoreServer } from './core-pg.js';
+
+const ids = (list: { entry: { id: string } }[]): string[] => list.map((o) => o.entry.id);
+
+describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed once across instances', () => {
+    const pg = useCoreServer();
+
+    it('each instance exports what it captured; a stopped instance’s outbox is claimed once by the live ones', async () => {
+        const url = await pg.server.createDatabase();
+        const [a, b, c] = await Promise.all(['oa', 'ob', 'oc'].map((id) => pg.open(url, id)));
+        await Promise.all(events('a', 20).map((e) => a!.events.append(e)));
+        await Promise.all(events('b', 40).map((e) => b!.events.append(e)));
+        assert.deepEqual(ids(await a!.outbox.readOutbox(100)), events('a', 20).map((e) => e.id), 'A reads only its own');
+        assert.deepEqual(await c!.outbox.readOutbox(100), [], 'C captured nothing and B is alive');
+        await b!.close();
+        // A and C export at once, in small batches, until nothing is left.
+        const exported = { a: [] as string[], c: [] as string[] };
+        const drain = async (s: typeof a, into: string[]): Promise<void> => {
+            for (;;) {
+                const got = await s!.outbox.readOutbox(7);
+                if (got.length === 0) return;
+                into.push(...ids(got));
+                await s!.outbox.markExported(got[got.length - 1]!.seq);
+            }
+        };
+        await Promise.all([drain(a, exported.a), drain(c, exported.c)]);
+        const ofB = [...exported.a, ...exported.c].filter((id) => id.startsWith('b-'));
+        assert.deepEqual(ofB.sort(), events('b', 40).map((e) => e.id), 'every one of B’s events exported once');
+        assert.ok(exported.c.length > 0, 'C took a share');
+        assert.deepEqual(exported.a.filter((id) => id.startsWith('a-')), events('a', 20).map((e) => e.id), 'A’s own exported once, by A, in order');
+        assert.ok(!exported.c.some((id) => id.startsWith('a-')), 'C never took a live instance’s rows');
+        const [left] = await pg.sql(url, 'SELECT count(*)::int AS n FROM outbox');
+        assert.equal(left?.n, 0);
+    });
+
+    it('an instance that stops beating keeps its outbox for 10 s, then another takes it over', async () => {
+        const url = await pg.server.createDatabase();
+        const a = await pg.open(url, 'ha');
+        const b = await pg.open(url, 'hb');
+        await Promise.all(events('hb', 5).map((e) => b.events.append(e)));
+        await b.close();
+        // B as a process that hangs or was killed: its row stays, its last beat 5 s ago.
+        await pg.sql(url, `INSERT INTO instances (id, seen_at) VALUES ('hb', now() - interval '5 seconds')`);
+        assert.deepEqual(await a.outbox.readOutbox(100), [], 'B still counts as alive');
+        assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);
+        await new Promise((r) => setTimeout(r, 6000));
+        assert.deepEqual(ids(await a.outbox.readOutbox(100)), events('hb', 5).map((e) => e.id), 'taken over after 10 s without a beat');
+    }, 30_000);
+
+    it('forwarding backlog: own captures in order; a dead instance’s ones move past the cursor and go out once', async () => {
+        const url = await pg.server.createDatabase();
+        const [a, b, c] = await Promise.all(['fa', 'fb', 'fc'].map((id) => pg.open(url, id)));
+        const fromB = events('fb', 30, { forward: { exact: true } });
+        await Promise.all(fromB.map((e) => b!.events.append(e)));
+        const fromA = events('fa', 10, { forward: { exact: false } });
+        for (const e of fromA) await a!.events.append(e);
+        await a!.events.append(events('nf', 1)[0]!);
+        const own = await a!.forwards.readForwardBacklog(0, 100);
+        assert.deepEqual(own.map((i) => i.eventId), fromA.map((e) => e.id), 'A reads its own, in capture order, with exact as stored');
+        assert.ok(own.every((i) => !i.exact));
+        const cursor = own[own.length - 1]!.seq;
+        assert.deepEqual(await a!.forwards.readForwardBacklog(cursor, 100), []);
+        await b!.close();
+        // Reads look for dead instances' captures at most once a second.
+        await new Promise((r) => setTimeout(r, 1100));
+        // A's forwarder reads on from its cursor: B's captures come after it, in capture order.
+        const toA = await a!.forwards.readForwardBacklog(cursor, 100);
+        assert.deepEqual(toA.map((i) => i.eventId), fromB.map((e) => e.id), 'every capture of B, in capture order');
+        assert.ok(toA.every((i) => i.exact && i.seq > cursor), 'past the cursor, exact as stored');
+        assert.deepEqual(await c!.forwards.readForwardBacklog(0, 100), [], 'claimed once: C gets none of them');
+        await a!.forwards.recordForwards(toA.map((i) => ({ eventId: i.eventId, outcome: outcome('delivered') })));
+        assert.equal((await a!.health.stats()).forwardBacklog, fromA.length, 'only A’s own are left');
+        assert.equal((await a!.events.getEntry('fb-007')).forward?.status, 'delivered');
+    });
+});
