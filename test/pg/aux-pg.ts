@@ -17,7 +17,7 @@ export interface PgFixture {
     /** A fresh database with `ddl` run in it. */
     database(ddl: readonly string[]): Promise<string>;
     /** A pool on `url` (2 s connect timeout, as the service's), ended after the block. */
-    pool(url: string): pg.Pool;
+    pool(url: string, options?: pg.PoolConfig): pg.Pool;
 }
 
 /** Starts a server before the block's tests and stops it (and ends every pool) after them. */
@@ -31,8 +31,8 @@ export function usePgServer(): PgFixture {
         await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
         await fixture.server?.stop();
     });
-    fixture.pool = (url) => {
-        const created = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 2000, max: 6 });
+    fixture.pool = (url, options = {}) => {
+        const created = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 2000, max: 6, ...options });
         // An idle connection the server drops must not crash the test process.
         created.on('error', () => undefined);
         pools.push(created);

@@ -76,6 +76,26 @@ describe.skipIf(!pgTestsRun)('PgWebhookStore', () => {
         assert.equal(got, 'locked');
     });
 
+    it('exclusive waits for another instance longer than the statement timeout allows one statement, and keeps that timeout for later statements', async () => {
+        const url = await pgx.database(WEBHOOK_DDL);
+        const pools = [pgx.pool(url, { statement_timeout: 300, max: 2 }), pgx.pool(url, { statement_timeout: 300, max: 2 })];
+        const [one, two] = pools.map((p) => new PgWebhookStore(p)) as [PgWebhookStore, PgWebhookStore];
+        const order: string[] = [];
+        let holding!: () => void;
+        const held = new Promise<void>((r) => (holding = r));
+        const first = one.exclusive(async () => {
+            holding();
+            await new Promise((r) => setTimeout(r, 1000));
+            order.push('one');
+        });
+        await held;
+        await two.exclusive(async () => void order.push('two'));
+        await first;
+        assert.deepEqual(order, ['one', 'two']);
+        // The connections that held or waited for the lock are back with the pool's own timeout.
+        for (const p of pools) await assert.rejects(p.query('SELECT pg_sleep(1)'), /statement timeout/);
+    });
+
     it('answers StoreUnavailableError, never a raw pg error, while the database is away, and works again after', async () => {
         const store = new PgWebhookStore(pgx.pool(await pgx.database(WEBHOOK_DDL)));
         await store.create(webhook('whd', 1));
