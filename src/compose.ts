@@ -1,10 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
 import { join, resolve } from 'node:path';
-import { MemoryStorage } from '@crawlee/memory-storage';
-import { Actor, Configuration, KeyValueStore } from 'apify';
 import { makeConfig, parseInput, readEnv, unknownInputFields, type ConfigOverrides } from './config/index.js';
 import type { AppDeps } from './routes/deps.js';
 import type { Readiness } from './storage/readiness.js';
@@ -18,19 +15,16 @@ import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
 import { urlProblem } from './delivery/ssrf-guard.js';
-import { KvBlobStore } from './storage/apify/kv-blob-store.js';
-import { Deadlines, installDeadlines } from './storage/apify/deadline.js';
-import { DatasetExporter, EXPORT_BATCH, EXPORT_IDLE_MS } from './storage/apify/dataset-export.js';
-import { ApifyDatasetSink, LocalDatasetSink, type DatasetSink } from './storage/apify/dataset-sink.js';
+import { openActorStorage } from './storage/apify/actor-storage.js';
+import { Deadlines } from './storage/apify/deadline.js';
+import { DatasetExporter, EXPORT_IDLE_MS } from './storage/apify/dataset-export.js';
 import { restoreFromDataset } from './storage/apify/dataset-restore.js';
 import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
-import { MirroredDatasetSink } from './storage/apify/mirrored-dataset-sink.js';
 import { KvWebhookStore } from './storage/apify/webhook-registry.js';
 import { KvDeletionLog } from './storage/deletion-log.js';
-import { openLocalPayloads } from './storage/blob/local-payloads.js';
-import type { BlobStore } from './storage/blob-store.js';
-import { openSqliteStorage, type QueryPoolOptions } from './storage/sqlite/index.js';
-import { SINK_POSITION_KEY } from './storage/sqlite/schema.js';
+import { SINK_POSITION_KEY } from './storage/meta-keys.js';
+import { chooseDatabase, openStorage, type QueryPoolOptions } from './storage/open-storage.js';
+import { loadInput } from './config/load-input.js';
 import { WebhookManager } from './webhooks/manager.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -77,58 +71,6 @@ export interface Service {
     hurryExport(): void;
 }
 
-interface ActorStorage {
-    kvs: KeyValueStore;
-    readInput(): Promise<unknown>;
-    /** The dataset; locally it resumes at the position committed with the export watermark. */
-    openDataset(committedPosition: string | undefined): Promise<DatasetSink>;
-    /** Where offloaded payloads go. */
-    blobs: BlobStore;
-}
-
-/**
- * The actor's default key-value store and dataset. On the platform they come from the initialized
- * SDK; locally from our storage folder, never purged, so data survives restarts.
- */
-async function openActorStorage(onPlatform: boolean, scope: string, storageDir: string, log: Logger, clock: Clock, deadlines: Deadlines): Promise<ActorStorage> {
-    if (onPlatform) {
-        // Every call below can be aborted at its deadline (storage/apify/deadline.ts).
-        installDeadlines(Actor.apifyClient);
-        // Named storages outlive the run: a URL handed out by one Standby run keeps working in the next,
-        // and a new run (or a fresh container after a migration) restores its history from them.
-        const name = platformStorageName(scope);
-        const kvs = await Actor.openKeyValueStore(name);
-        const openDataset = async (): Promise<DatasetSink> => new MirroredDatasetSink(new ApifyDatasetSink(await Actor.openDataset(name), deadlines), new ApifyDatasetSink(await Actor.openDataset(), deadlines));
-        const raw = { open: async (key: string) => (await Actor.apifyClient.keyValueStore(kvs.id).getRecord(key, { stream: true }))?.value as Readable | undefined };
-        return { kvs, readInput: () => Actor.getInput(), openDataset, blobs: new KvBlobStore(kvs, raw, join(storageDir, 'payload-spool'), clock, undefined, deadlines) };
-    }
-    // Before the default store opens: its local client reads every file in it (see local-payloads.ts).
-    const blobs = await openLocalPayloads(storageDir, log);
-    const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: storageDir, persistStorage: true }), purgeOnStart: false });
-    const kvs = await KeyValueStore.open(undefined, { config });
-    const openDataset = async (position: string | undefined): Promise<DatasetSink> =>
-        new LocalDatasetSink(join(storageDir, 'datasets', 'default'), position === undefined ? undefined : Number(position), EXPORT_BATCH, (file) => log.warn('skipping an unreadable dataset item', { file }));
-    return { kvs, readInput: () => kvs.getValue('INPUT'), openDataset, blobs };
-}
-
-/** The name of the actor's (or task's) shared storages: DNS-safe, as the platform requires. */
-export function platformStorageName(scope: string): string {
-    return `webhook-debugger-${scope}`.replace(/[^a-zA-Z0-9-]+/g, '-').slice(0, 63).replace(/-+$/, '');
-}
-
-async function loadInput(storage: ActorStorage, given: unknown, override: string | undefined): Promise<unknown> {
-    const base = given === undefined ? await storage.readInput() : given;
-    if (override === undefined || override.trim() === '') return base;
-    let parsed: unknown;
-    try {
-        parsed = JSON.parse(override);
-    } catch {
-        throw new ConfigError('Invalid input: the INPUT environment variable must hold a JSON object');
-    }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('Invalid input: the INPUT environment variable must hold a JSON object');
-    return { ...(base && typeof base === 'object' ? base : {}), ...parsed };
-}
-
 /** The one composition root: reads config, picks storage, builds services, listens. */
 export async function startService(options: StartOptions = {}): Promise<Service> {
     const env = readEnv(options.env ?? process.env);
@@ -138,7 +80,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const deadlines = new Deadlines(env.apifyCallDeadlineMs);
     const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log, clock, deadlines);
     const { kvs } = actorStorage;
-    const rawInput = await loadInput(actorStorage, options.input, env.inputOverride);
+    const rawInput = await loadInput(actorStorage.readInput, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
     if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
     const config = makeConfig(parseInput(rawInput), env, options.overrides);
@@ -146,20 +88,24 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     if (forwardProblem !== undefined) throw new ConfigError(`Invalid input field "forwardUrl": ${forwardProblem}`);
 
     const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
-    const freshDatabase = !existsSync(dbFile);
-    const storage = await openSqliteStorage({ file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) });
+    const database = chooseDatabase(env.databaseUrl, config.input.databaseUrl);
+    const freshDatabase = database === undefined && !existsSync(dbFile);
+    const storage = await openStorage({ database, log, sqlite: { file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) } });
+    // A shared database is the one truth: it keeps webhooks, payloads and deletions itself, and no
+    // instance rebuilds it from (or merges) the dataset, which only receives the export.
+    const shared = storage.backend !== 'sqlite';
     const dataset = await actorStorage.openDataset(await storage.meta.getMeta(SINK_POSITION_KEY));
-    const { blobs } = actorStorage;
+    const blobs = storage.blobs ?? actorStorage.blobs;
     // A read model rebuilt from the dataset must not bring deleted captures back.
-    const deletions = new KvDeletionLog(kvs);
-    if (freshDatabase) await storage.events.addTombstones(await deletions.load());
-    const webhookStore = new KvWebhookStore(kvs, deadlines);
-    await webhookStore.migrate();
+    const deletions = shared ? undefined : new KvDeletionLog(kvs);
+    if (freshDatabase && deletions) await storage.events.addTombstones(await deletions.load());
+    const webhookStore = storage.webhooks ?? new KvWebhookStore(kvs, deadlines);
+    if (webhookStore instanceof KvWebhookStore) await webhookStore.migrate();
     const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);
-    // Other runs (Standby runs side by side) create and change webhooks in the shared store: one
-    // key listing per poll, and one read per changed webhook.
-    const pollMs = options.webhookPollMs ?? (env.onPlatform ? 2000 : 0);
+    // Other runs or instances (Standby runs side by side, instances on one database) create and
+    // change webhooks in the shared store: one listing per poll, and one read per changed webhook.
+    const pollMs = options.webhookPollMs ?? (env.onPlatform || shared ? 2000 : 0);
     const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch((e: unknown) => log.warn('webhook refresh failed', { error: String(e) })), pollMs) : undefined;
     webhookPoll?.unref();
 
@@ -170,7 +116,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const live = new LiveHub(storage, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
     const forwarder = createForwarder({ config, backlog: storage.forwards, blobs, clock, log, metrics });
     const deps: AppDeps = {
-        config, clock, ids: options.ids ?? randomIds, storage, events: storage.events, blobs, webhooks, metrics, log, readiness, deletions,
+        config, clock, ids: options.ids ?? randomIds, storage, events: storage.events, blobs, webhooks, metrics, log, readiness,
+        ...(deletions ? { deletions } : {}),
         ...(forwarder ? { forwarder } : {}),
         version: pkg.version,
         publish: (event) => live.publish(event),
@@ -180,9 +127,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const exporter = new DatasetExporter(dataset, storage, metrics, log, { blobs, baseUrl: deps.baseUrl, batchBytes: config.memory.exportBytes });
     exporter.start(EXPORT_IDLE_MS);
     // Standby runs alive at once: each merges the others' captures from the named dataset.
-    const follower = isFollowable(dataset) ? new DatasetFollower(dataset, storage, (event) => live.publish(event), log) : undefined;
+    const follower = !shared && isFollowable(dataset) ? new DatasetFollower(dataset, storage, (event) => live.publish(event), log) : undefined;
     follower?.start();
-    if (freshDatabase || ((await storage.meta.getMeta('restore_offset')) !== undefined && (await storage.meta.getMeta('restore_done')) === undefined)) {
+    if (freshDatabase || (!shared && (await storage.meta.getMeta('restore_offset')) !== undefined && (await storage.meta.getMeta('restore_done')) === undefined)) {
         void restoreFromDataset(dataset, storage, readiness, log);
     }
     const cleanup = setInterval(() => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })), options.cleanupIntervalMs ?? 60_000);

@@ -35,6 +35,11 @@ export interface EnvConfig {
     memoryMbytes: number;
     /** Base of the total deadline of each Apify API call, ms (APIFY_CALL_DEADLINE_MS; 30,000; see storage/apify/deadline.ts). */
     apifyCallDeadlineMs: number;
+    /**
+     * PostgreSQL connection string (DATABASE_URL): several instances share one store. Wins over the
+     * `databaseUrl` input. Holds a password: never logged or shown.
+     */
+    databaseUrl: string | undefined;
 }
 
 /** The durability modes of STORAGE_SYNC. */
@@ -87,5 +92,6 @@ export function readEnv(env: Env = process.env): EnvConfig {
         inputOverride: env.INPUT,
         memoryMbytes,
         apifyCallDeadlineMs: Number(env.APIFY_CALL_DEADLINE_MS) > 0 ? Number(env.APIFY_CALL_DEADLINE_MS) : 30_000,
+        databaseUrl: first(env, ['DATABASE_URL']),
     };
 }

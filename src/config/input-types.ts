@@ -31,4 +31,6 @@ export interface InputConfig {
     forwardUrl?: string;
     replayMaxRetries: number;
     replayTimeoutMs: number;
+    /** PostgreSQL connection string shared by several instances (secret; DATABASE_URL wins over it). */
+    databaseUrl?: string;
 }

@@ -41,7 +41,7 @@ export function parseInput(raw: unknown): Readonly<InputConfig> {
         throw new ConfigError('Invalid input: run input must be a JSON object');
     }
     // An empty string in an optional text field means "not set", as the console sends it.
-    for (const key of ['authKey', 'signatureVerificationSecret', 'customScript', 'forwardUrl']) {
+    for (const key of ['authKey', 'signatureVerificationSecret', 'customScript', 'forwardUrl', 'databaseUrl']) {
         if (input[key] === '' || input[key] === null) delete input[key];
     }
     checkAllowedIps(input.allowedIps);

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, StoreUnavailableError } from '../errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../http/context.js';
 import { sendError } from '../http/respond.js';
@@ -60,7 +60,9 @@ async function commitAndAnswer(ctx: IngestContext): Promise<void> {
     } catch (error) {
         deps.metrics.storageFailures++;
         deps.log.error('event could not be stored', { requestId: ctx.requestId, error: String(error) });
-        sendError(ctx.res, new AppError(503, 'The event could not be stored; retry the delivery', {}, { 'Retry-After': '30' }), ctx.requestId);
+        // The database is away (a shared store): its own answer says when to retry.
+        const answer = error instanceof StoreUnavailableError ? error : new AppError(503, 'The event could not be stored; retry the delivery', {}, { 'Retry-After': '30' });
+        sendError(ctx.res, answer, ctx.requestId);
         return;
     }
     deps.metrics.recordIngest(event.statusCode, processingTime);

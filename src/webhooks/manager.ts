@@ -31,9 +31,14 @@ export class WebhookManager {
     /** Loads the stored webhooks and tops the active ones up to `urlCount`, each living `retentionHours`. */
     async init(urlCount: number, retentionHours: number): Promise<void> {
         this.defaultRetentionHours = retentionHours;
-        for (const webhook of await this.store.list()) this.remember(webhook);
-        const missing = urlCount - this.active().length;
-        for (let i = 0; i < missing; i++) await this.create({});
+        const topUp = async (): Promise<void> => {
+            for (const webhook of await this.store.list()) this.remember(webhook);
+            const missing = urlCount - this.active().length;
+            for (let i = 0; i < missing; i++) await this.create({});
+        };
+        // A shared store: instances starting together list and create one after another, so they
+        // create `urlCount` webhooks in all rather than each its own.
+        await (this.store.exclusive ? this.store.exclusive(topUp) : topUp());
         this.initialized = true;
     }
 

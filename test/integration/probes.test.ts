@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
+import { pgPass } from '../helpers/pg-pass.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
+
+/** The backend this pass runs on (the PostgreSQL pass sets DATABASE_URL for every service). */
+const BACKEND = pgPass ? 'postgres' : 'sqlite';
 
 describe('probes, info and metrics', () => {
     let svc: TestService;
@@ -21,12 +25,13 @@ describe('probes, info and metrics', () => {
         for (const k of ['heapUsed', 'heapTotal', 'rss']) assert.equal(typeof body.memory[k], 'number');
     });
 
-    it('GET /ready checks database and webhooks', async () => {
+    it('GET /ready checks database and webhooks, and names the storage backend', async () => {
         const res = await svc.fetch('/ready');
         assert.equal(res.status, 200);
-        const body = await json<{ status: string; checks: Record<string, { status: string; message?: string }> }>(res);
+        const body = await json<{ status: string; checks: Record<string, { status: string; message?: string; backend?: string }> }>(res);
         assert.equal(body.status, 'ready');
         assert.equal(body.checks.database!.status, 'ok');
+        assert.equal(body.checks.database!.backend, BACKEND);
         assert.equal(body.checks.webhooks!.status, 'ok');
         assert.match(body.checks.webhooks!.message ?? '', /2 active webhooks/);
     });
@@ -40,8 +45,9 @@ describe('probes, info and metrics', () => {
     it('GET /info carries every field with absolute URLs from the public base URL', async () => {
         const body = await json<{
             version: string; status: string; features: string[]; docs: string; endpoints: Record<string, string>;
-            system: { authActive: boolean; retentionHours: number; maxPayloadLimit: string; webhookCount: number; activeWebhooks: unknown[] };
+            system: { authActive: boolean; retentionHours: number; maxPayloadLimit: string; webhookCount: number; activeWebhooks: unknown[]; storage: { backend: string; healthy: boolean } };
         }>(await svc.fetch('/info', { headers: auth }));
+        assert.deepEqual(body.system.storage, { backend: BACKEND, healthy: true });
         assert.equal(body.version, '3.0.5');
         assert.equal(typeof body.status, 'string');
         assert.equal(body.system.authActive, true);
@@ -66,10 +72,13 @@ describe('probes, info and metrics', () => {
             await svc.fetch(`/webhook/${svc.webhookId}?__status=${status}`, { method: 'POST', headers: auth, body: 'm' });
         }
         const body = await json<{
-            storage: { eventsStored: number; offloadedPayloads: number; databaseBytes: number; durability: string };
+            storage: { backend: string; healthy: boolean; problem: string | null; eventsStored: number; offloadedPayloads: number; databaseBytes: number; durability: string };
             sync: Record<string, unknown> & { outboxBacklog: number };
             ingest: { byStatus: Record<string, number>; processingTimeMs: Record<string, number> };
         }>(await svc.fetch('/system/metrics', { headers: auth }));
+        assert.equal(body.storage.backend, BACKEND);
+        assert.equal(body.storage.healthy, true);
+        assert.equal(body.storage.problem, null);
         assert.equal(body.storage.eventsStored, 3);
         assert.equal(body.storage.offloadedPayloads, 0);
         assert.ok(body.storage.databaseBytes > 0);

@@ -46,6 +46,16 @@ describe('input form: console and API behave the same, fields take what they say
         expect(parseInput({ jsonSchema: null }).jsonSchema).toBeUndefined();
     });
 
+    it('databaseUrl is a secret text field, and empty means "not set" (the embedded store)', () => {
+        const field = schema.properties.databaseUrl!;
+        expect(field).toMatchObject({ type: 'string', editor: 'textfield', isSecret: true });
+        expect(String(field.description)).toMatch(/DATABASE_URL/);
+        expect(platformCheck({ databaseUrl: 'postgres://u:p@db:5432/x' })).toBe(true);
+        expect(parseInput({ databaseUrl: '' }).databaseUrl).toBeUndefined();
+        expect(parseInput({ databaseUrl: null }).databaseUrl).toBeUndefined();
+        expect(parseInput({ databaseUrl: 'postgres://u:p@db:5432/x' }).databaseUrl).toBe('postgres://u:p@db:5432/x');
+    });
+
     it('jsonSchema text that is not JSON, or JSON that is not a schema, stops the start with one line naming the field', () => {
         expect(startError({ jsonSchema: '{"type": "object",' })).toMatch(/^Invalid input field "jsonSchema": not valid JSON/);
         expect(startError({ jsonSchema: '42' })).toMatch(/^Invalid input field "jsonSchema"/);

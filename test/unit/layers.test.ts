@@ -111,4 +111,26 @@ describe('the import graph of src', () => {
         }
         assert.deepEqual(upward, []);
     });
+
+    it('keeps the backends behind the seam: nothing outside src/storage imports storage/sqlite or storage/pg', () => {
+        const backend = (path: string): boolean => path.startsWith('storage/sqlite/') || path.startsWith('storage/pg/');
+        const leaks: string[] = [];
+        for (const [from, targets] of graph) {
+            if (from.startsWith('storage/')) continue;
+            for (const to of targets) if (backend(to)) leaks.push(`${from} → ${to}`);
+        }
+        assert.deepEqual(leaks, []);
+        // The rule bites: the picker does import a backend.
+        assert.ok(graph.get('storage/open-storage.ts')?.includes('storage/sqlite/index.ts'), 'open-storage.ts → sqlite/index.ts not seen');
+    });
+
+    it('has one backend picker: within src/storage only open-storage.ts opens a backend (and the backends themselves)', () => {
+        const entries = new Set(['storage/sqlite/index.ts', 'storage/pg/index.ts']);
+        const pickers: string[] = [];
+        for (const [from, targets] of graph) {
+            if (from.startsWith('storage/sqlite/') || from.startsWith('storage/pg/')) continue;
+            for (const to of targets) if (entries.has(to)) pickers.push(from);
+        }
+        assert.deepEqual([...new Set(pickers)], ['storage/open-storage.ts']);
+    });
 });

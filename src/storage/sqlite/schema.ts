@@ -1,8 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { SyncMode } from '../event-store.js';
 
-/** Meta key of the dataset sink's position, committed with the export watermark. */
-export const SINK_POSITION_KEY = 'dataset_position';
+export { SINK_POSITION_KEY } from '../meta-keys.js';
 
 /** Replays kept per event (the latest ones). */
 export const REPLAY_HISTORY = 50;
