@@ -17,7 +17,7 @@ if (!pgCoreRuns) {
 /** A throwaway server for the file; every store and client opened through it is closed after. */
 export interface CoreFixture {
     server: PgServer;
-    /** Opens the backend on `url` as instance `instanceId`. */
+    /** Opens the backend on `url` (of any server) as instance `instanceId`; closed after the file. */
     open(url: string, instanceId: string): Promise<Storage>;
     /** A plain client on `url`, for looking at rows and setting up states. */
     sql(url: string, text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
