@@ -176,7 +176,11 @@ describe('restart on the same storage', () => {
             await mkdir(blocker, { recursive: true });
             const svc = await start({ dir, input: { urlCount: 1 } });
             const [hook] = await webhookIds(svc);
-            requestIds = await sendMany(svc, hook!, 300, 16);
+            // The exporter's first look comes 500 ms after its start, with nothing to export; the
+            // next, 500 ms later, comes at some point of the sending, so it rarely finds only the
+            // first event (which it would push alone, past the blocker).
+            await new Promise((r) => setTimeout(r, 700));
+            requestIds = await sendMany(svc, hook!, 100, 16);
             // Killed right after the first failure: the retry is a second away.
             await waitFor(async () => ((await getJson<{ sync: { lastDatasetFlushError: string | null } }>(svc, '/system/metrics')).sync.lastDatasetFlushError !== null ? true : undefined), { timeoutMs: 30_000, intervalMs: 20, what: 'a failed dataset push' });
             svc.signal('SIGKILL');
@@ -194,7 +198,7 @@ describe('restart on the same storage', () => {
 
         const svc = await start({ dir, input: { urlCount: 1 } });
         await checkDatasetComplete(svc, requestIds.length);
-    });
+    }, 120_000);
 
     it('loses nothing when SIGKILL lands in the middle of a dataset export', async () => {
         let svc = await start({ input: { urlCount: 1 }, env: { INGEST_RATE_LIMIT_PER_MINUTE: '0' } });
