@@ -110,8 +110,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
 $f$`;
 
 /** The walk over `doc`, again on the sanitized document when it fails, and false when that fails too. */
+// PARALLEL RESTRICTED: a parallel worker cannot start the subtransaction an EXCEPTION block needs.
 const retrying = (name: string, args: string, call: string): string => `CREATE OR REPLACE FUNCTION ${name}(doc text, ${args}) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+LANGUAGE plpgsql IMMUTABLE PARALLEL RESTRICTED AS $f$
 BEGIN
     BEGIN
         RETURN ${call.replace('DOC', 'doc')};
