@@ -1,9 +1,11 @@
 import type { Logger } from '../../lib/log.js';
+import type { StoreStats } from '../event-store.js';
 import type { Storage } from '../roles.js';
 import { PgForwardBacklog } from './backlog.js';
 import { PgBlobStore } from './blob-store.js';
 import { EventChanges } from './changes.js';
 import { EventReads } from './events.js';
+import { PgFeed } from './feed.js';
 import { HealthProbe } from './health.js';
 import { Heartbeat } from './instances.js';
 import { PgMeta, pgDurability, pgStats } from './meta.js';
@@ -29,22 +31,25 @@ export interface PgStorageOptions {
 
 /**
  * Opens the PostgreSQL backend: the pool, the schema (created or migrated under an advisory lock),
- * the instance heartbeat, the health probe, and every role of the Storage bundle. Rejects with
+ * the instance heartbeat, the LISTEN feed, the health probe, and every role of the Storage bundle. Rejects with
  * StoreUnavailableError when the database cannot be reached.
  */
 export async function openPgStorage(options: PgStorageOptions): Promise<Storage> {
     const { instanceId, log } = options;
     const pool = createPool(options);
     const heartbeat = new Heartbeat(pool, instanceId, log);
-    let durability;
-    let ownBacklogEnd;
+    const feed = new PgFeed(pool, instanceId, log);
+    let durability: StoreStats['durability'];
+    let ownBacklogEnd: number;
     try {
         await migrate(pool);
         await heartbeat.start();
         durability = await pgDurability(pool);
         // What this instance id owned before (a restart with the same id) is forwarded as its own.
         ownBacklogEnd = (await rows<{ seq: number | null }>(pool, 'SELECT max(seq) AS seq FROM forward_backlog WHERE owner = $1', [instanceId]))[0]?.seq ?? 0;
+        await feed.start();
     } catch (error) {
+        await feed.close();
         await heartbeat.stop();
         await pool.end().catch(() => undefined);
         throw error;
@@ -93,9 +98,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         },
         feed: {
             entriesAfter: watch((id, limit, bodyLimit) => reads.entriesAfter(id, limit, bodyLimit)),
-            onForeignEvents: () => {
-                throw new Error('PostgreSQL backend: the live feed across instances (feed.ts) is not wired yet');
-            },
+            onForeignEvents: (listener) => feed.onForeignEvents(listener),
         },
         meta: { getMeta: watch((key) => meta.getMeta(key)), setMeta: watch((key, value) => meta.setMeta(key, value)) },
         health: {
@@ -112,6 +115,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         close: () =>
             (closing ??= (async () => {
                 await writer.close();
+                await feed.close();
                 health.stop();
                 await heartbeat.stop();
                 await pool.end();
