@@ -151,6 +151,27 @@ describe.skipIf(!pgTestsRun)('PgBlobStore', () => {
         }, NotFoundError);
     });
 
+    it('a read cut by a lost database fails its stream with StoreUnavailableError; a stream dropped early leaves no error behind', async () => {
+        const store = new PgBlobStore(pgx.pool(await pgx.database(BLOB_DDL)));
+        const bytes = randomFillSync(Buffer.alloc(12 * BLOB_CHUNK));
+        await putBlob(store, 'payload-cut', 'application/octet-stream', bytes);
+        const dropped = (await store.read('payload-cut')).stream;
+        await new Promise((resolve) => dropped.once('data', resolve));
+        dropped.destroy();
+        const { stream } = await store.read('payload-cut');
+        await new Promise((resolve) => stream.once('data', resolve));
+        stream.pause();
+        await pgx.server.pause();
+        try {
+            await assert.rejects(async () => {
+                for await (const part of stream) void part;
+            }, StoreUnavailableError);
+        } finally {
+            await pgx.server.resume();
+        }
+        assert.ok((await readAll(store, 'payload-cut')).equals(bytes));
+    });
+
     it('answers StoreUnavailableError, never a raw pg error, while the database is away, and works again after', async () => {
         const pool = pgx.pool(await pgx.database(BLOB_DDL));
         const store = new PgBlobStore(pool);

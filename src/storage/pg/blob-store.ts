@@ -49,14 +49,18 @@ export class PgBlobStore implements BlobStore {
 }
 
 /**
- * A committed blob's bytes, fetched a few chunks at a time as the consumer reads. Each `_read`
- * pushes exactly one chunk (from the fetched batch, or after fetching the next one).
+ * A committed blob's bytes, fetched a few chunks at a time as the consumer reads, the next batch
+ * on its way while the consumer takes the current one (so at most two batches are held). Each
+ * `_read` pushes exactly one chunk.
  */
 class ChunkStream extends Readable {
     private readonly total: number;
+    /** The first chunk not yet asked for. */
     private next = 0;
+    private received = 0;
     private bytes = 0;
     private batch: Buffer[] = [];
+    private ahead: Promise<Buffer[]> | undefined;
 
     constructor(private readonly pool: pg.Pool, private readonly key: string, private readonly size: number) {
         super();
@@ -65,29 +69,39 @@ class ChunkStream extends Readable {
 
     override _read(): void {
         const ready = this.batch.shift();
-        if (ready) {
-            this.push(ready);
-            return;
-        }
-        if (this.next >= this.total) {
-            this.push(null);
-            return;
-        }
-        this.fetch().then(
-            () => !this.destroyed && this.push(this.batch.shift() ?? null),
+        if (ready) return void this.push(ready);
+        if (this.received >= this.total) return void this.push(null);
+        const coming = this.ahead ?? this.fetchNext();
+        this.ahead = undefined;
+        coming.then(
+            (chunks) => {
+                if (this.destroyed) return;
+                this.received += chunks.length;
+                for (const chunk of chunks) this.bytes += chunk.length;
+                // A different total than committed: the blob was replaced meanwhile.
+                if (this.received === this.total && this.bytes !== this.size) return void this.destroy(new NotFoundError(`Payload '${this.key}' was replaced while it was read`));
+                this.batch = chunks;
+                if (this.next < this.total) this.ahead = this.fetchNext();
+                this.push(this.batch.shift() ?? null);
+            },
             (error: unknown) => this.destroy(storeError(error) as Error),
         );
     }
 
-    private async fetch(): Promise<void> {
+    private fetchNext(): Promise<Buffer[]> {
         const from = this.next;
         const to = Math.min(from + READ_BATCH, this.total);
-        const { rows } = await this.pool.query<{ n: number; data: Buffer }>('SELECT n, data FROM blob_chunks WHERE key = $1 AND n >= $2 AND n < $3 ORDER BY n', [this.key, from, to]);
-        // Fewer chunks than committed, or a different total: the blob was deleted or replaced meanwhile.
-        if (rows.length !== to - from || rows.some((row, i) => row.n !== from + i)) throw new NotFoundError(`Payload '${this.key}' was deleted while it was read`);
         this.next = to;
-        for (const row of rows) this.bytes += row.data.length;
-        if (to === this.total && this.bytes !== this.size) throw new NotFoundError(`Payload '${this.key}' was replaced while it was read`);
-        this.batch = rows.map((row) => row.data);
+        const fetched = this.fetch(from, to);
+        // Settled when it is taken; a stream destroyed before that must not leave it unhandled.
+        fetched.catch(() => undefined);
+        return fetched;
+    }
+
+    private async fetch(from: number, to: number): Promise<Buffer[]> {
+        const { rows } = await this.pool.query<{ n: number; data: Buffer }>('SELECT n, data FROM blob_chunks WHERE key = $1 AND n >= $2 AND n < $3 ORDER BY n', [this.key, from, to]);
+        // Fewer chunks than committed: the blob was deleted or replaced meanwhile.
+        if (rows.length !== to - from || rows.some((row, i) => row.n !== from + i)) throw new NotFoundError(`Payload '${this.key}' was deleted while it was read`);
+        return rows.map((row) => row.data);
     }
 }
