@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
+import { SINK_POSITION_KEY } from '../../src/storage/meta-keys.js';
 import type { ContractContext } from './contract.js';
 import { appendAll, eventually, events, newEvent, outcome, replay } from './factory.js';
-
-/** The meta key the service reads the dataset sink's position from at start (compose.ts). */
-const SINK_POSITION_KEY = 'dataset_position';
 
 /** ExportOutbox and ForwardBacklog, one instance and (shared backends) two. */
 export function outboxCases(ctx: ContractContext): void {

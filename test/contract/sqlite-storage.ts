@@ -6,55 +6,13 @@ import { Configuration, KeyValueStore } from 'apify';
 import { silentLogger } from '../../src/lib/log.js';
 import { openLocalPayloads } from '../../src/storage/blob/local-payloads.js';
 import { KvWebhookStore } from '../../src/storage/apify/webhook-registry.js';
-import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { Storage } from '../../src/storage/roles.js';
 import type { OpenedStorage } from './contract.js';
 
-// Until the seam lands an opener of its own, the SQLite backend's roles are its EventStore's
-// methods, awaited: the contract holds the store to the role interfaces, not to this wrapper.
-
-/** Every role of a SqliteEventStore on `file`. */
-async function sqliteStorage(file: string): Promise<Storage> {
-    const s = await SqliteEventStore.open({ file, queryWorkers: 1 });
-    return {
-        backend: 'sqlite',
-        events: {
-            append: (e) => s.append(e),
-            importEvents: (e) => s.importEvents(e),
-            getEntry: async (id) => s.getEntry(id),
-            webhookOf: async (id) => s.webhookOf(id),
-            idAtTimestamp: async (w, ts) => s.idAtTimestamp(w, ts),
-            query: (q, signal) => s.query(q, signal),
-            recordReplay: (id, r) => s.recordReplay(id, r),
-            deleteEvents: (ids) => s.deleteEvents(ids),
-            addTombstones: (ids) => s.addTombstones(ids),
-        },
-        bodies: { getBody: async (id) => s.getBody(id) },
-        outbox: {
-            readOutbox: async (limit, maxBytes, afterSeq) => s.readOutbox(limit, maxBytes, afterSeq),
-            getExportRecord: async (id) => s.getExportRecord(id),
-            markExported: (seq, pos) => s.markExported(seq, pos),
-        },
-        forwards: {
-            readForwardBacklog: async (after, limit) => s.readForwardBacklog(after, limit),
-            forwardSource: async (id) => s.forwardSource(id),
-            recordForwards: (rows) => s.recordForwards(rows),
-        },
-        feed: {
-            entriesAfter: async (id, limit, bodyLimit) => s.entriesAfter(id, limit, bodyLimit),
-            onForeignEvents: () => () => undefined,
-        },
-        meta: { getMeta: async (k) => s.getMeta(k), setMeta: (k, v) => s.setMeta(k, v) },
-        health: {
-            backend: 'sqlite',
-            stats: async () => s.stats(),
-            queryStats: () => s.queryStats(),
-            healthy: () => s.healthy(),
-            problem: () => (s.healthy() ? undefined : 'the SQLite writer failed'),
-            reclaimSpace: (pages) => s.reclaimSpace(pages),
-        },
-        close: () => s.close(),
-    };
+/** The SQLite backend as the service opens it (one query worker: the contract is not a load test). */
+function sqliteStorage(file: string): Promise<Storage> {
+    return openSqliteStorage({ file, queryWorkers: 1 });
 }
 
 /**
