@@ -39,7 +39,9 @@ export function keyedCondition(column: JsonColumn, path: string[], value: string
     const nInt = p.bind(number !== null && Number.isInteger(number) ? BigInt(number).toString() : null, 'numeric');
     const prefilter = textPrefilter(JSON_COLUMNS[column], path, value, p);
     const text = column === 'body' ? 'b.text' : JSON_COLUMNS[column];
-    const source = nul ? `whd_json_sanitize(${text})` : text;
+    // Whether the text is known to be JSON: JSON.stringify wrote every column but the body, and
+    // ingest's scanner passed a body of kind json (a text body may be anything).
+    const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${column === 'body' ? "e.body_kind = 'json'" : 'true'}`;
     if (column === 'responseHeaders') return `${prefilter}whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})`;
     const steps = p.bind(path, 'text[]');
     const modes = p.bind(stepModes(path, column === 'body' || column === 'responseBody'), 'text');
