@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { recordForward, recordId, recordParams, type EventRecord } from '../sqlite/rows.js';
-import { EVENTS_CHANNEL, LOCKS } from './schema.js';
+import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 
 /** Takes the events lock (until commit) and `n` consecutive positions; resolves with the first. */
 export async function takePositions(client: pg.PoolClient, n: number): Promise<number> {
@@ -13,56 +13,74 @@ export async function takePositions(client: pg.PoolClient, n: number): Promise<n
     return rows[0]!.last - n + 1;
 }
 
-const EVENT_TYPES = ['bigint', 'text', 'text', 'bigint', 'text', 'int', 'bigint', 'float8', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'boolean', 'text', 'text', 'text', 'text', 'text', 'bytea'];
-const unnestOf = (types: string[], from: number): string => `unnest(${types.map((t, i) => `$${from + i}::${t}[]`).join(', ')})`;
-
-// One statement for every table: the data-modifying CTEs all run, in one round trip.
-const INSERT_GROUP = `WITH e AS (
-    INSERT INTO events (seq, id, webhook_id, ts, method, status_code, size, processing_time, request_id, request_url,
-        content_type, remote_ip, user_agent, headers, query, response_headers, response_body, signature_valid,
-        signature_provider, signature_error, body_kind, blob_key, meta, ip_bin, origin)
-    SELECT *, $25::text FROM ${unnestOf(EVENT_TYPES, 1)}
-), b AS (
-    INSERT INTO bodies (seq, text, raw) SELECT * FROM unnest($26::bigint[], $27::text[], $28::bytea[])
-), o AS (
-    INSERT INTO outbox (seq, owner) SELECT s, $25::text FROM unnest($29::bigint[]) AS s
-), f AS (
-    INSERT INTO forward_backlog (seq, event_id, exact, owner) SELECT *, $25::text FROM unnest($30::bigint[], $31::text[], $32::boolean[])
-)
-SELECT pg_notify('${EVENTS_CHANNEL}', $33)`;
+/** The columns of `events` after seq, in EventRecord order, then ip_bin, with their SQL types. */
+const COLUMNS: [name: string, type: string][] = [
+    ['id', 'text'], ['webhook_id', 'text'], ['ts', 'bigint'], ['method', 'text'], ['status_code', 'int'], ['size', 'bigint'],
+    ['processing_time', 'float8'], ['request_id', 'text'], ['request_url', 'text'], ['content_type', 'text'], ['remote_ip', 'text'],
+    ['user_agent', 'text'], ['headers', 'text'], ['query', 'text'], ['response_headers', 'text'], ['response_body', 'text'],
+    ['signature_valid', 'boolean'], ['signature_provider', 'text'], ['signature_error', 'text'], ['body_kind', 'text'], ['blob_key', 'text'],
+    ['meta', 'text'], ['ip_bin', 'bytea'],
+];
+const SIGNATURE_VALID = 16;
 
 /**
- * Inserts encoded events in the current transaction with consecutive positions, and notifies the
- * other instances at commit. `fresh` captures join the outbox and (when forwarded) the forwarding
- * backlog, owned by `instanceId`; imported ones join neither. Resolves with the last position.
+ * The group commit as one function call: one round trip and one statement (its own transaction
+ * when called alone). It takes the events lock, then `n` consecutive positions, inserts every table
+ * and notifies the other instances at commit. Arguments: the event columns as arrays, the origin,
+ * the bodies (1-based event index, text, bytes), whether the events join the outbox, the forwarding
+ * backlog (event index, exact). Returns the last position.
  */
-export async function insertEvents(client: pg.PoolClient, records: readonly EventRecord[], instanceId: string, fresh: boolean): Promise<number> {
-    const first = await takePositions(client, records.length);
-    const columns: unknown[][] = EVENT_TYPES.map(() => []);
+export const APPEND_FUNCTION_DDL = `CREATE OR REPLACE FUNCTION whd_append(${COLUMNS.map(([name, type]) => `a_${name} ${type}[]`).join(', ')},
+    a_origin text, b_index int[], b_text text[], b_raw bytea[], to_outbox boolean, f_index int[], f_exact boolean[]) RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    n int := cardinality(a_id);
+    first bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(${LOCKS.events});
+    first := setval('events_seq', nextval('events_seq') + n - 1) - n + 1;
+    INSERT INTO events (seq, ${COLUMNS.map(([name]) => name).join(', ')}, origin)
+        SELECT first + u.o - 1, ${COLUMNS.map(([name]) => `u.${name}`).join(', ')}, a_origin
+        FROM unnest(${COLUMNS.map(([name]) => `a_${name}`).join(', ')}) WITH ORDINALITY AS u(${COLUMNS.map(([name]) => name).join(', ')}, o);
+    INSERT INTO bodies (seq, text, raw) SELECT first + b.i - 1, b.t, b.r FROM unnest(b_index, b_text, b_raw) AS b(i, t, r);
+    IF to_outbox THEN
+        INSERT INTO outbox (seq, owner) SELECT first + o - 1, a_origin FROM generate_series(1, n) AS o;
+    END IF;
+    INSERT INTO forward_backlog (seq, event_id, exact, owner) SELECT first + f.i - 1, a_id[f.i], f.e, a_origin FROM unnest(f_index, f_exact) AS f(i, e);
+    PERFORM pg_notify('${EVENTS_CHANNEL}', (first + n - 1)::text);
+    RETURN first + n - 1;
+END
+$fn$`;
+
+const CALL = `SELECT whd_append(${[...COLUMNS.map(([, type]) => `${type}[]`), 'text', 'int[]', 'text[]', 'bytea[]', 'boolean', 'int[]', 'boolean[]'].map((t, i) => `$${i + 1}::${t}`).join(', ')}) AS last`;
+
+/**
+ * Inserts encoded events with consecutive positions and notifies the other instances at commit:
+ * in its own transaction through `db` = the pool, or in the caller's through a client. `fresh`
+ * captures join the outbox and (when forwarded) the forwarding backlog, owned by `instanceId`;
+ * imported ones join neither. Resolves with the last position.
+ */
+export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonly EventRecord[], instanceId: string, fresh: boolean): Promise<number> {
+    const columns: unknown[][] = COLUMNS.map(() => []);
     const bodies: [number[], (string | null)[], (Buffer | null)[]] = [[], [], []];
-    const backlog: [number[], string[], boolean[]] = [[], [], []];
+    const backlog: [number[], boolean[]] = [[], []];
     records.forEach((record, i) => {
-        const seq = first + i;
         const { params, body } = recordParams(record);
-        columns[0]!.push(seq);
-        params.forEach((value, c) => columns[c + 1]!.push(c === 16 ? (value === null ? null : value === 1) : value));
+        params.forEach((value, c) => columns[c]!.push(c === SIGNATURE_VALID ? (value === null ? null : value === 1) : value));
         if (body) {
             const text = body.binary ? null : body.bytes.toString('utf8');
             // PostgreSQL text cannot hold U+0000: such a body keeps its bytes (rows.ts reads them as text).
             const asBytes = text === null || text.includes('\u0000');
-            bodies[0].push(seq);
+            bodies[0].push(i + 1);
             bodies[1].push(asBytes ? null : text);
             bodies[2].push(asBytes ? body.bytes : null);
         }
         const forward = recordForward(record);
         if (fresh && forward !== null) {
-            backlog[0].push(seq);
-            backlog[1].push(recordId(record));
-            backlog[2].push(forward === 1);
+            backlog[0].push(i + 1);
+            backlog[1].push(forward === 1);
         }
     });
-    const last = first + records.length - 1;
-    const outbox = fresh ? columns[0]! : [];
-    await client.query(INSERT_GROUP, [...columns, instanceId, ...bodies, outbox, ...backlog, String(last)]);
-    return last;
+    const { rows } = await db.query<{ last: number }>(CALL, [...columns, instanceId, ...bodies, fresh, ...backlog]);
+    return rows[0]!.last;
 }

@@ -1,22 +1,15 @@
 import type pg from 'pg';
 import { BLOB_DDL } from './blob-store.js';
+import { APPEND_FUNCTION_DDL } from './insert.js';
 import { QUERY_INDEX_DDL } from './query-indexes.js';
+import { LOCKS } from './keys.js';
 import { WEBHOOK_DDL } from './webhook-store.js';
 import { storeError } from './pool.js';
 
 /** Bumped when the DDL below changes incompatibly. */
 export const SCHEMA_VERSION = 1;
 
-/** Advisory lock keys (one database, shared by every instance). */
-export const LOCKS = {
-    /** Held for the whole start migration, so instances starting together migrate one at a time. */
-    migrate: 0x7768_6401,
-    /** Taken by every transaction that assigns event positions: position order = commit order. */
-    events: 0x7768_6402,
-} as const;
-
-/** The channel a commit notifies so that other instances read the new events. */
-export const EVENTS_CHANNEL = 'whd_events';
+export { EVENTS_CHANNEL, LOCKS } from './keys.js';
 
 // Column values are encoded as SQLite's (rows.ts), so the same text compares the same way. `origin`
 // names the instance that captured the event (the live feed skips its own). Event positions come
@@ -89,7 +82,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     try {
         await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
         try {
-            for (const statement of [...DDL, ...BLOB_DDL, ...WEBHOOK_DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
+            for (const statement of [...DDL, APPEND_FUNCTION_DDL, ...BLOB_DDL, ...WEBHOOK_DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
             await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(SCHEMA_VERSION)]);
             const [row] = (await client.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows;
             if (Number(row?.value) > SCHEMA_VERSION) throw new Error(`The database schema is version ${row?.value}, newer than this build's ${SCHEMA_VERSION}: run a newer build`);

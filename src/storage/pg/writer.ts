@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/log.js';
 import { encodeEvent, type EventRecord } from '../sqlite/rows.js';
 import type { NewEvent } from '../types.js';
 import { insertEvents } from './insert.js';
-import { isConnectionError, storeError, transaction } from './pool.js';
+import { isConnectionError, storeError } from './pool.js';
 
 /** Bounds of one group commit. */
 const GROUP_EVENTS = 500;
@@ -90,7 +90,8 @@ export class GroupWriter {
 
     private async commit(group: Pending[]): Promise<void> {
         try {
-            const last = await transaction(this.pool, (client) => insertEvents(client, group.map((p) => p.record), this.instanceId, true));
+            // One statement: its own transaction, one round trip.
+            const last = await insertEvents(this.pool, group.map((p) => p.record), this.instanceId, true);
             this.committedSeq = Math.max(this.committedSeq, last);
             for (const p of group) p.resolve();
         } catch (error) {

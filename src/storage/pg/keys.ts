@@ -1,0 +1,10 @@
+/** Advisory lock keys (one database, shared by every instance). */
+export const LOCKS = {
+    /** Held for the whole start migration, so instances starting together migrate one at a time. */
+    migrate: 0x7768_6401,
+    /** Taken by every transaction that assigns event positions: position order = commit order. */
+    events: 0x7768_6402,
+} as const;
+
+/** The channel a commit notifies so that other instances read the new events. */
+export const EVENTS_CHANNEL = 'whd_events';
