@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import { PAYLOAD_STORE } from '../../src/storage/blob/local-payloads.js';
-import { SINK_POSITION_KEY } from '../../src/storage/sqlite/schema.js';
+import { SINK_POSITION_KEY } from '../../src/storage/meta-keys.js';
 import { diagnostic } from '../helpers/diagnostic.js';
 import {
     getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, tempStorageDir, waitFor, webhookIds, type ServiceProcess,

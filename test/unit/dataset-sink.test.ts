@@ -10,7 +10,7 @@ import { LocalDatasetSink } from '../../src/storage/apify/dataset-sink.js';
 import { FileBlobStore } from '../../src/storage/blob/file-blob-store.js';
 import type { Storage } from '../../src/storage/roles.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
-import { SINK_POSITION_KEY } from '../../src/storage/sqlite/schema.js';
+import { SINK_POSITION_KEY } from '../../src/storage/meta-keys.js';
 import { storedEvent } from '../query/seed.js';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
