@@ -54,8 +54,11 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         await pool.end().catch(() => undefined);
         throw error;
     }
-    const health = new HealthProbe(pool, log);
-    const writer = new GroupWriter(pool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
+    // Group commits and the probe on connections of their own: a burst of slow queries holding the
+    // main pool never makes ingest wait for a connection (or the probe report the database away).
+    const writePool = createPool({ ...options, poolSize: 2 });
+    const health = new HealthProbe(writePool, log);
+    const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
     const reads = new EventReads(pool);
     const changes = new EventChanges(pool, writer, instanceId);
     const outbox = new PgOutbox(pool, instanceId);
@@ -118,7 +121,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
                 await feed.close();
                 health.stop();
                 await heartbeat.stop();
-                await pool.end();
+                await Promise.all([pool.end(), writePool.end()]);
             })()),
     };
 }

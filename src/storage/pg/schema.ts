@@ -44,12 +44,9 @@ const DDL = [
         meta text,
         origin text
     )`,
-    'CREATE INDEX IF NOT EXISTS events_ts ON events (ts, id)',
+    // Sorts and filters have the query engine's indexes (QUERY_INDEX_DDL, under the "C" collation);
+    // SQLite's own b-trees would only duplicate them and slow every insert. These serve point reads.
     'CREATE INDEX IF NOT EXISTS events_webhook_ts ON events (webhook_id, ts, id)',
-    'CREATE INDEX IF NOT EXISTS events_status ON events (status_code, ts)',
-    'CREATE INDEX IF NOT EXISTS events_size ON events (size)',
-    'CREATE INDEX IF NOT EXISTS events_request_id ON events (request_id)',
-    'CREATE INDEX IF NOT EXISTS events_ip ON events (ip_bin)',
     `CREATE INDEX IF NOT EXISTS events_offloaded ON events (seq) WHERE body_kind = 'offloaded'`,
     'CREATE TABLE IF NOT EXISTS bodies (seq bigint PRIMARY KEY, text text, raw bytea)',
     'CREATE TABLE IF NOT EXISTS replays (id bigserial PRIMARY KEY, event_id text NOT NULL, data text NOT NULL)',
