@@ -125,6 +125,24 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         assert.deepEqual(got, ['e1', 'e2']);
     });
 
+    it('a connection whose server process hangs is given up after the read timeout and the feed goes on on a new one', async () => {
+        const { pool, got } = await setup({ pollMs: 100, readTimeoutMs: 500 });
+        await commit(pool, [{ id: 'g1', origin: OTHER }]);
+        await waitFor('g1', () => got.length >= 1, 1000);
+        // The server process of the feed's connection: the one that runs the feed's read.
+        const { rows } = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT seq, id, origin FROM events%'`);
+        assert.equal(rows.length, 1);
+        const pid = rows[0]!.pid;
+        process.kill(pid, 'SIGSTOP');
+        try {
+            await commit(pool, [{ id: 'g2', origin: OTHER }]);
+            await waitFor('g2 through a new connection', () => got.length >= 2, 5000);
+        } finally {
+            process.kill(pid, 'SIGCONT');
+        }
+        assert.deepEqual(got, ['g1', 'g2']);
+    });
+
     it('after close, no listener is called', async () => {
         const { pool, feed, got } = await setup({ pollMs: 100 });
         await commit(pool, [{ id: 'f1', origin: OTHER }]);
