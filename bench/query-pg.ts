@@ -11,6 +11,7 @@ import pg from 'pg';
 import { encodeCursor } from '../src/http/logs-query/cursor.js';
 import { parseLogsQuery } from '../src/http/parse-logs-query.js';
 import { runPgQuery } from '../src/storage/pg/query/run.js';
+import { migrate } from '../src/storage/pg/schema.js';
 import { SORT_FIELDS } from '../src/storage/query-types.js';
 import { startPgServer, type PgServer } from '../test/helpers/pg-server.js';
 import { BENCH_START, BENCH_WEBHOOKS } from './query-data.js';
@@ -129,7 +130,10 @@ async function main(): Promise<void> {
             log(`Loading ${wanted} events`);
             const { loadMs, indexMs } = await loadPgEvents(url, wanted, log);
             log(`Loaded in ${(loadMs / 1000).toFixed(0)} s; indexes and VACUUM ANALYZE in ${(indexMs / 1000).toFixed(0)} s`);
-        } else log(`Reusing ${have} events`);
+        } else {
+            log(`Reusing ${have} events (migrating: indexes or functions this build adds)`);
+            await migrate(pool);
+        }
         const reps = Number(args.reps);
         const all = cases(await deepCursors(pool, Math.max(have, wanted))).filter((c) => !args.only || c.name.includes(args.only));
         log(`\n| case | median ms | max ms | ceiling ms | rows | total | ok |\n|---|---|---|---|---|---|---|`);

@@ -47,11 +47,20 @@ export async function insertEvents(pool: pg.Pool, events: readonly NewEvent[]): 
 const placeholders = (rows: number, columns: number): string =>
     Array.from({ length: rows }, (_, r) => `(${Array.from({ length: columns }, (_, c) => `$${r * columns + c + 1}`).join(', ')})`).join(', ');
 
+/** Deletes events from PostgreSQL as the backend does for the queries: rows gone, and meta 'events_epoch' bumped. */
+export async function deleteEvents(pool: pg.Pool, ids: readonly string[]): Promise<void> {
+    await pool.query('DELETE FROM bodies WHERE seq IN (SELECT seq FROM events WHERE id = ANY($1))', [ids]);
+    await pool.query('DELETE FROM events WHERE id = ANY($1)', [ids]);
+    await pool.query(`INSERT INTO meta (key, value) VALUES ('events_epoch', '1') ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text`);
+}
+
 /** The same events in a SQLite store (read through a read-only connection) and in a fresh PostgreSQL database. */
 export interface TwinStores {
     server: PgServer;
     pool: pg.Pool;
     sqlite: Database.Database;
+    /** The SQLite store (its writer), for inserts and deletes during a test. */
+    store: SqliteEventStore;
     close(): Promise<void>;
 }
 
@@ -73,6 +82,7 @@ export async function openTwinStores(events: readonly NewEvent[]): Promise<TwinS
         server,
         pool,
         sqlite,
+        store,
         close: async () => {
             sqlite.close();
             await store.close();

@@ -4,6 +4,7 @@ import type { LogsPage, LogsQuery } from '../../query-types.js';
 import { totalOrder } from '../../sort-order.js';
 import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
 import { storeError } from '../unavailable.js';
+import { cachedCount, type CountShape } from './count-cache.js';
 import { keysetCondition, orderByClause, sortKeyColumns, UnusableCursorError } from './order.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
@@ -15,7 +16,7 @@ export const PG_QUERY_TIMEOUT_MS = 15_000;
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
     page: { text: string; values: unknown[] };
-    count: { text: string; values: unknown[] };
+    count: CountShape;
 }
 
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
@@ -28,7 +29,7 @@ export function buildStatements(q: LogsQuery): Statements {
     const whereValues = p.values.length;
     const from = where.bodies.length ? 'events e JOIN bodies b ON b.seq = e.seq' : 'events e';
     const conditions = [...where.events, ...where.bodies];
-    const count = { text: `SELECT count(*) AS n FROM ${from}${whereClause(conditions)}`, values: p.values.slice(0, whereValues) };
+    const count: CountShape = { from, conditions: [...conditions], values: p.values.slice(0, whereValues) };
     const cursorMode = q.cursor !== undefined;
     if (q.cursor) {
         try {
@@ -63,7 +64,7 @@ export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSign
         throw storeError(error);
     }
     let failed: Error | undefined;
-    const work = answer(client, q, statements, deadline).catch(async (error: unknown) => {
+    const work = answer(pool, client, q, statements, deadline).catch(async (error: unknown) => {
         await client.query('ROLLBACK').catch((e: unknown) => (failed = e instanceof Error ? e : new Error(String(e))));
         throw error;
     });
@@ -84,7 +85,7 @@ export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSign
     }
 }
 
-async function answer(client: pg.PoolClient, q: LogsQuery, s: Statements, deadline: number): Promise<LogsPage> {
+async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Statements, deadline: number): Promise<LogsPage> {
     const order = totalOrder(q.sort);
     const cursorMode = q.cursor !== undefined;
     // Each statement may take what is left of the query's time; the server stops it past that.
@@ -104,7 +105,7 @@ async function answer(client: pg.PoolClient, q: LogsQuery, s: Statements, deadli
         let total = q.offset + rows.length;
         if (!ended) {
             await limitTime();
-            total = Number((await client.query<{ n: string | number }>(s.count)).rows[0]!.n);
+            total = await cachedCount(pool, client, s.count);
         }
         page = { items: rows.map(pgRowToSummary), total };
     }
