@@ -98,19 +98,20 @@ function cases(cursors: string[]): Case[] {
     return [...list, ...SUBSTRING];
 }
 
-async function time(pool: pg.Pool, c: Case, reps: number): Promise<{ median: number; max: number; rows: number; total?: number }> {
+async function time(pool: pg.Pool, c: Case, reps: number): Promise<{ first: number; median: number; max: number; rows: number; total?: number }> {
     const queries = c.qs.map((qs) => parseLogsQuery(new URLSearchParams(qs)));
     const warm = performance.now();
     let page = await runPgQuery(pool, queries[0]!, undefined, 120_000);
     // A case ten times over its ceiling is timed once more only: its verdict is plain.
-    const runs = performance.now() - warm > 10 * c.ceiling ? 1 : reps;
+    const first = performance.now() - warm;
+    const runs = first > 10 * c.ceiling ? 1 : reps;
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
         const started = performance.now();
         page = await runPgQuery(pool, queries[i % queries.length]!, undefined, 120_000);
         times.push(performance.now() - started);
     }
-    return { median: percentile(times, 50), max: Math.max(...times), rows: page.items.length, ...(page.total === undefined ? {} : { total: page.total }) };
+    return { first, median: percentile(times, 50), max: Math.max(...times), rows: page.items.length, ...(page.total === undefined ? {} : { total: page.total }) };
 }
 
 async function main(): Promise<void> {
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
         }
         const reps = Number(args.reps);
         const all = cases(await deepCursors(pool, Math.max(have, wanted))).filter((c) => !args.only || c.name.includes(args.only));
-        log(`\n| case | median ms | max ms | ceiling ms | rows | total | ok |\n|---|---|---|---|---|---|---|`);
+        log(`\n| case | first ms | median ms | max ms | ceiling ms | rows | total | ok |\n|---|---|---|---|---|---|---|---|`);
         let failed = 0;
         const worst: number[] = [];
         for (const c of all) {
@@ -144,7 +145,7 @@ async function main(): Promise<void> {
             const ok = t.median < c.ceiling;
             if (!ok) failed++;
             worst.push(t.median);
-            log(`| ${c.name} | ${ms(t.median)} | ${ms(t.max)} | ${c.ceiling} | ${t.rows} | ${t.total ?? ''} | ${ok ? 'yes' : 'NO'} |`);
+            log(`| ${c.name} | ${ms(t.first)} | ${ms(t.median)} | ${ms(t.max)} | ${c.ceiling} | ${t.rows} | ${t.total ?? ''} | ${ok ? 'yes' : 'NO'} |`);
         }
         log(`\n${all.length} cases, ${failed} over their ceiling; slowest median ${ms(Math.max(...worst))} ms`);
     } finally {

@@ -30,6 +30,8 @@ function bound(rule: SortRule, v: string | number, p: Params): { column: string;
         if (v === 0 || v === 1) return { column, value: p.bind(v === 1, 'boolean') };
         return { column: `(${column})::int`, value: p.bind(Number(v), 'float8') };
     }
+    const numeric = INTEGER_SORT_FIELDS.has(rule.field) || rule.field === 'processingTime';
+    if (numeric !== (typeof v === 'number')) unusable();
     if (typeof v === 'number') return { column, value: bindNumber(p, v, INTEGER_SORT_FIELDS.has(rule.field)) };
     // The HTTP layer checked the kinds; a string for a number column or a NUL cannot be compared here.
     return { column, value: bindText(p, v) ?? unusable() };
