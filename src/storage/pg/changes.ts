@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { payloadKey } from '../blob-store.js';
-import { encodeEvent } from '../sqlite/rows.js';
-import { REPLAY_HISTORY } from '../sqlite/schema.js';
+import { encodeEvent } from '../rows.js';
+import { REPLAY_HISTORY } from './keys.js';
 import type { ForwardOutcome, NewEvent, ReplayRecord } from '../types.js';
 import { insertEvents } from './insert.js';
 import { transaction } from './pool.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { NotFoundError } from '../../errors.js';
-import { rowToEntry } from '../sqlite/rows.js';
-import { REPLAY_HISTORY } from '../sqlite/schema.js';
+import { rowToEntry } from '../rows.js';
+import { REPLAY_HISTORY } from './keys.js';
 import type { ForwardSource } from '../event-store.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, ReplayRecord, StoredBody } from '../types.js';
 import { rows } from './pool.js';

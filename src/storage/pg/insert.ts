@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { recordForward, recordId, recordParams, type EventRecord } from '../sqlite/rows.js';
+import { ipToBytes } from '../../lib/ip.js';
+import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 
 /** Takes the events lock (until commit) and `n` consecutive positions; resolves with the first. */
@@ -65,15 +66,21 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
     const bodies: [number[], (string | null)[], (Buffer | null)[]] = [[], [], []];
     const backlog: [number[], boolean[]] = [[], []];
     records.forEach((record, i) => {
-        const { params, body } = recordParams(record);
-        params.forEach((value, c) => columns[c]!.push(c === SIGNATURE_VALID ? (value === null ? null : value === 1) : value));
-        if (body) {
-            const text = body.binary ? null : body.bytes.toString('utf8');
+        // The record's columns up to the body, then ip_bin (the same 16 bytes as SQLite stores).
+        for (let c = 0; c < BODY; c++) {
+            const value = record[c];
+            columns[c]!.push(c === SIGNATURE_VALID ? (value === null ? null : value === 1) : value);
+        }
+        columns[BODY]!.push(ipToBytes(record[REMOTE_IP]));
+        const raw = record[BODY];
+        if (raw) {
+            const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+            const text = record[BODY_KIND] === 'binary' ? null : bytes.toString('utf8');
             // PostgreSQL text cannot hold U+0000: such a body keeps its bytes (rows.ts reads them as text).
             const asBytes = text === null || text.includes('\u0000');
             bodies[0].push(i + 1);
             bodies[1].push(asBytes ? null : text);
-            bodies[2].push(asBytes ? body.bytes : null);
+            bodies[2].push(asBytes ? bytes : null);
         }
         const forward = recordForward(record);
         if (fresh && forward !== null) {

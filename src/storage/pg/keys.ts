@@ -8,3 +8,6 @@ export const LOCKS = {
 
 /** The channel a commit notifies so that other instances read the new events. */
 export const EVENTS_CHANNEL = 'whd_events';
+
+/** Replays kept per event: the latest ones (the same number as the SQLite backend keeps). */
+export const REPLAY_HISTORY = 50;

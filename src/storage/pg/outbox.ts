@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { OutboxItem } from '../event-store.js';
-import { rowToEntry } from '../sqlite/rows.js';
-import { SINK_POSITION_KEY } from '../sqlite/schema.js';
+import { rowToEntry } from '../rows.js';
+import { SINK_POSITION_KEY } from '../meta-keys.js';
 import { claimableBy } from './instances.js';
 import { rows, transaction } from './pool.js';
 import { bodyRow, EVENT_WITH_BODY, eventRow, type PgEventBodyRow } from './rows.js';

@@ -1,5 +1,5 @@
 import type { StoredBody } from '../types.js';
-import type { BodyRow, EventRow } from '../sqlite/rows.js';
+import type { BodyRow, EventRow } from '../rows.js';
 
 /** An `events` row as PostgreSQL returns it (`SELECT e.*`): booleans are booleans, plus origin. */
 export type PgEventRow = Omit<EventRow, 'signature_valid'> & { signature_valid: boolean | null; ip_bin: Buffer | null; origin: string | null };

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
-import { encodeEvent, type EventRecord } from '../sqlite/rows.js';
+import { encodeEvent, type EventRecord } from '../rows.js';
 import type { NewEvent } from '../types.js';
 import { insertEvents } from './insert.js';
 import { isConnectionError, storeError } from './pool.js';
