@@ -36,6 +36,8 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs query errors: time limit, 
         assert.ok(Date.now() - started < 5000, 'stopped near its limit');
         // The same query with time to finish answers (it was the limit, not the query, that failed).
         assert.equal((await runPgQuery(twins.pool, query(SLOW), undefined, 60_000)).total, 0);
+        // A time limit of 0 means none, as in the SQLite pool.
+        assert.equal((await runPgQuery(twins.pool, query(SLOW), undefined, 0)).total, 0);
     }, 120_000);
 
     it('an abort answers 499 at once and cancels the statement on the server', async () => {

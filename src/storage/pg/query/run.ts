@@ -50,13 +50,13 @@ export function buildStatements(q: LogsQuery): Statements {
  * Runs a GET /logs query on PostgreSQL with the SQLite backend's semantics: the same filters, the
  * same total order (sort-order.ts, NULL first ascending), the same keyset cursors and offset totals.
  * Page and total read one snapshot (a repeatable-read transaction). Rejects with BadRequestError for
- * an unusable cursor, 504 (the SQLite pool's error) past `timeoutMs`, 499 when `signal` aborts (the
+ * an unusable cursor, 504 (the SQLite pool's error) past `timeoutMs` (0: no limit), 499 when `signal` aborts (the
  * statement is cancelled on the server), StoreUnavailableError while the database is away.
  */
 export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSignal, timeoutMs = PG_QUERY_TIMEOUT_MS): Promise<LogsPage> {
     if (signal?.aborted) throw queryCancelled();
     const statements = buildStatements(q);
-    const deadline = Date.now() + timeoutMs;
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
     let client: pg.PoolClient;
     try {
         client = await pool.connect();
@@ -89,7 +89,8 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     const order = totalOrder(q.sort);
     const cursorMode = q.cursor !== undefined;
     // Each statement may take what is left of the query's time; the server stops it past that.
-    const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Math.max(1, deadline - Date.now())}`);
+    // A deadline of Infinity (time limit 0) means none: 0 turns the server's limit off.
+    const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0}`);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await limitTime();
     const rows = (await client.query<PgPageRow>(s.page)).rows;
