@@ -5,6 +5,14 @@ import { pgCoreRuns, useCoreServer } from './core-pg.js';
 
 const ids = (list: { entry: { id: string } }[]): string[] => list.map((o) => o.entry.id);
 
+async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+        await new Promise((r) => setTimeout(r, 200));
+    }
+}
+
 describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed once across instances', () => {
     const pg = useCoreServer();
 
@@ -44,11 +52,35 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed 
         await b.close();
         // B as a process that hangs or was killed: its row stays, its last beat 5 s ago.
         await pg.sql(url, `INSERT INTO instances (id, seen_at) VALUES ('hb', now() - interval '5 seconds')`);
+        const silentSince = Date.now() - 5000;
         assert.deepEqual(await a.outbox.readOutbox(100), [], 'B still counts as alive');
         assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);
-        await new Promise((r) => setTimeout(r, 6000));
-        assert.deepEqual(ids(await a.outbox.readOutbox(100)), events('hb', 5).map((e) => e.id), 'taken over after 10 s without a beat');
-    }, 30_000);
+        let taken: string[] = [];
+        await until('A takes over B’s outbox', async () => (taken = ids(await a.outbox.readOutbox(100))).length > 0, 25_000);
+        assert.ok(Date.now() - silentSince >= 10_000, 'not before B was silent for 10 s');
+        assert.deepEqual(taken, events('hb', 5).map((e) => e.id));
+    }, 40_000);
+
+    it('after the database was away, the first instance back does not take the work of the others, which beat again', async () => {
+        const url = await pg.server.createDatabase();
+        const a = await pg.open(url, 'ra');
+        const b = await pg.open(url, 'rb');
+        await Promise.all(events('rb', 5, { forward: { exact: true } }).map((e) => b.events.append(e)));
+        // Both settled (beating for over 10 s), as instances that ran for a while.
+        await new Promise((r) => setTimeout(r, 10_500));
+        await pg.server.pause();
+        // Away for longer than the dead time: every instance's last beat is old when it comes back.
+        await new Promise((r) => setTimeout(r, 11_000));
+        await pg.server.resume();
+        await until('A is healthy again', async () => a.health.healthy(), 20_000);
+        // A reads right away and for a while: B's rows stay B's.
+        for (const end = Date.now() + 4000; Date.now() < end; ) {
+            assert.deepEqual(await a.outbox.readOutbox(100), [], 'A never claims the outbox of B, which is alive');
+            assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);
+            await new Promise((r) => setTimeout(r, 200));
+        }
+        assert.deepEqual(ids(await b.outbox.readOutbox(100)), events('rb', 5).map((e) => e.id), 'B exports its own');
+    }, 90_000);
 
     it('forwarding backlog: own captures in order; a dead instance’s ones move past the cursor and go out once', async () => {
         const url = await pg.server.createDatabase();

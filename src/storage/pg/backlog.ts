@@ -9,7 +9,7 @@ import type { GroupWriter } from './writer.js';
 const TAKEOVER_EVERY_MS = 1000;
 const TAKEOVER_BATCH = 1000;
 
-const CLAIM = `SELECT seq FROM forward_backlog WHERE ${claimableBy(1)} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`;
+const CLAIM = `SELECT seq FROM forward_backlog WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED`;
 
 const MINE = 'SELECT seq, event_id, exact FROM forward_backlog WHERE owner = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4';
 
@@ -22,7 +22,13 @@ const MINE = 'SELECT seq, event_id, exact FROM forward_backlog WHERE owner = $1 
 export class PgForwardBacklog {
     private lastTakeover = 0;
 
-    constructor(private readonly pool: pg.Pool, private readonly instanceId: string, private readonly writer: GroupWriter) {}
+    constructor(
+        private readonly pool: pg.Pool,
+        private readonly instanceId: string,
+        private readonly writer: GroupWriter,
+        /** Whether this instance may take over the work of instances that stopped beating (instances.ts). */
+        private readonly settled: () => boolean,
+    ) {}
 
     /** Up to `limit` of this instance's captures to forward after `afterSeq`, in order (see ForwardBacklog). */
     async readForwardBacklog(afterSeq: number, limit: number): Promise<BacklogItem[]> {
@@ -44,7 +50,7 @@ export class PgForwardBacklog {
     private takeOver(): Promise<void> {
         return this.writer.exclusive(async () => {
             const last = await transaction(this.pool, async (client) => {
-                const claimed = (await client.query<{ seq: number }>(CLAIM, [this.instanceId, TAKEOVER_BATCH])).rows.map((r) => r.seq);
+                const claimed = (await client.query<{ seq: number }>(CLAIM, [this.instanceId, this.settled(), TAKEOVER_BATCH])).rows.map((r) => r.seq);
                 if (claimed.length === 0) return 0;
                 const first = await takePositions(client, claimed.length);
                 await client.query(

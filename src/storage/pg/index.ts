@@ -61,8 +61,9 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
     const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
     const reads = new EventReads(pool);
     const changes = new EventChanges(pool, writer, instanceId);
-    const outbox = new PgOutbox(pool, instanceId);
-    const backlog = new PgForwardBacklog(pool, instanceId, writer);
+    const settled = (): boolean => heartbeat.settled();
+    const outbox = new PgOutbox(pool, instanceId, settled);
+    const backlog = new PgForwardBacklog(pool, instanceId, writer, settled);
     const meta = new PgMeta(pool);
     // Every call that lost its connection marks the store unhealthy at once (the probe clears it).
     const watch = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>

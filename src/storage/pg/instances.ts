@@ -5,12 +5,18 @@ import { rows } from './pool.js';
 /** How often an instance says it is alive. */
 const HEARTBEAT_MS = 2000;
 
+/** An instance whose last beat is older than this is dead: others take over its work. */
+const DEAD_AFTER_S = 10;
+
 /**
- * SQL condition on `owner`: the row belongs to no live instance other than $me (unowned, or its
- * owner has not said it is alive for 10 s), so $me may claim it. Parameter `$n` is $me.
+ * SQL condition on `owner`: $me may claim the row. Unowned rows, and rows of instances that left
+ * (closed: no row in `instances`), always; rows of instances that stopped beating only when
+ * $settled (parameter n + 1) is true: this instance has itself beaten without a miss for as long
+ * as the dead time. After an outage of the database every instance's last beat is old, and the
+ * first to come back must not take the others' work before they had the time to beat again.
  */
 export const claimableBy = (n: number): string =>
-    `(owner IS NULL OR (owner <> $${n} AND owner NOT IN (SELECT id FROM instances WHERE seen_at > now() - interval '10 seconds')))`;
+    `(owner IS NULL OR (owner <> $${n} AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = owner AND (NOT $${n + 1}::boolean OR i.seen_at > now() - interval '${DEAD_AFTER_S} seconds'))))`;
 
 /**
  * This instance's row in `instances`, refreshed every 2 s. Its exports and forwards stay its own
@@ -19,6 +25,9 @@ export const claimableBy = (n: number): string =>
  */
 export class Heartbeat {
     private timer: NodeJS.Timeout | undefined;
+    /** Since when every beat succeeded (local clock), undefined after a miss. */
+    private beatingSince: number | undefined;
+    private lastBeat = 0;
 
     constructor(private readonly pool: pg.Pool, private readonly instanceId: string, private readonly log: Logger) {}
 
@@ -26,7 +35,10 @@ export class Heartbeat {
     async start(): Promise<void> {
         await this.beat();
         this.timer = setInterval(() => {
-            this.beat().catch((error: unknown) => this.log.warn('instance heartbeat failed', { error: String(error) }));
+            this.beat().catch((error: unknown) => {
+                this.beatingSince = undefined;
+                this.log.warn('instance heartbeat failed', { error: String(error) });
+            });
         }, HEARTBEAT_MS);
         this.timer.unref();
     }
@@ -40,7 +52,17 @@ export class Heartbeat {
         );
     }
 
+    /** Whether this instance has beaten without a miss for the dead time: it may take over silent instances' work. */
+    settled(): boolean {
+        return this.beatingSince !== undefined && Date.now() - this.beatingSince >= DEAD_AFTER_S * 1000;
+    }
+
     private async beat(): Promise<void> {
         await rows(this.pool, 'INSERT INTO instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()', [this.instanceId]);
+        const now = Date.now();
+        // A beat long after the previous one (the process stalled) counts as a miss too.
+        if (now - this.lastBeat > 2.5 * HEARTBEAT_MS) this.beatingSince = now;
+        this.beatingSince ??= now;
+        this.lastBeat = now;
     }
 }

@@ -9,7 +9,7 @@ import { bodyRow, EVENT_WITH_BODY, eventRow, type PgEventBodyRow } from './rows.
 // Rows of no live instance become mine; SKIP LOCKED so two instances claiming at once never wait
 // on, or both take, the same rows.
 const CLAIM = `UPDATE outbox SET owner = $1 WHERE seq IN (
-    SELECT seq FROM outbox WHERE ${claimableBy(1)} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+    SELECT seq FROM outbox WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)`;
 
 // Sizes first (no body is read), so a batch is cut by bytes before any body loads (as SQLite's).
 const SIZES = `SELECT o.seq, (CASE WHEN e.body_kind = 'offloaded' THEN 0 ELSE e.size END)
@@ -24,13 +24,18 @@ const ITEMS = `SELECT ${EVENT_WITH_BODY} FROM outbox o JOIN events e ON e.seq = 
  * and claims those of instances that stopped beating.
  */
 export class PgOutbox {
-    constructor(private readonly pool: pg.Pool, private readonly instanceId: string) {}
+    constructor(
+        private readonly pool: pg.Pool,
+        private readonly instanceId: string,
+        /** Whether this instance may take over the work of instances that stopped beating (instances.ts). */
+        private readonly settled: () => boolean,
+    ) {}
 
     /** The oldest events this instance exports, within `limit` and `maxBytes` (see ExportOutbox). */
     async readOutbox(limit: number, maxBytes = Infinity, afterSeq?: number): Promise<OutboxItem[]> {
         const me = this.instanceId;
         // A fresh batch first takes over what dead instances left; a slice reads only what is claimed.
-        if (afterSeq === undefined) await rows(this.pool, CLAIM, [me, limit]);
+        if (afterSeq === undefined) await rows(this.pool, CLAIM, [me, this.settled(), limit]);
         const sizes = await rows<{ seq: number; bytes: number }>(this.pool, SIZES, [me, afterSeq ?? 0, limit]);
         // From the watermark, always at least one event, however large; then as many as fit in maxBytes.
         let taken = afterSeq === undefined ? Math.min(1, sizes.length) : 0;
