@@ -21,6 +21,9 @@ const EXCLUDED = [
     'test/manage/deletion.test.ts', 'test/durability/restart.test.ts', 'test/durability/sigkill.test.ts',
     // Payload files in the local key-value store: with PostgreSQL, payloads are blobs in the database.
     'test/regression/payload-folder.test.ts',
+    // It deletes the SQLite folder and restores it from the dataset; a shared database is the truth
+    // itself and is never restored from a dataset.
+    'test/integration/restore.test.ts',
 ];
 
 const available = pgAvailable();

@@ -45,6 +45,23 @@ export function eventLogCases(ctx: ContractContext): void {
             await rejectsWithStatus(s.events.getEntry('unknown'), 404, 'getEntry');
         });
 
+        it('an id no event could have (NUL, control and non-ASCII characters, 10,000 characters) is just unknown', async () => {
+            const s = ctx.storage();
+            await s.events.append(newEvent({ id: 'plain' }));
+            for (const id of ['\u0000', 'a\u0000b', '\u0001\u007f', 'é😀', "x' OR '1'='1", '%', 'x'.repeat(10_000)]) {
+                const what = JSON.stringify(id.slice(0, 20));
+                await assert.rejects(s.events.getEntry(id), NotFoundError, `getEntry(${what})`);
+                await assert.rejects(s.bodies.getBody(id), NotFoundError, `getBody(${what})`);
+                await assert.rejects(s.outbox.getExportRecord(id), NotFoundError, `getExportRecord(${what})`);
+                assert.equal(await s.events.webhookOf(id), undefined, what);
+                assert.equal(await s.events.idAtTimestamp(id, T0), undefined, what);
+                assert.equal(await s.forwards.forwardSource(id), undefined, what);
+                assert.equal(await s.feed.entriesAfter(id, 10), undefined, what);
+                assert.equal((await s.events.deleteEvents([id])).deleted, 0, what);
+            }
+            assert.equal((await s.events.getEntry('plain')).id, 'plain');
+        });
+
         it('getBody gives the stored bytes of each body kind, and the blob key of an offloaded one', async () => {
             const s = ctx.storage();
             const bin = Buffer.from([0xff, 0x00, 0xfe, 0x80]);
