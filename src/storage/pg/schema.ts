@@ -75,7 +75,10 @@ export async function migrate(pool: pg.Pool): Promise<void> {
         throw storeError(error);
     }
     let failed: unknown;
-    client.on('error', (error) => (failed = error));
+    const onError = (error: Error): void => {
+        failed = error;
+    };
+    client.on('error', onError);
     try {
         await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
         try {
@@ -91,6 +94,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
         throw storeError(error);
     } finally {
         // A connection that failed is dropped (its session lock goes with it).
+        client.off('error', onError);
         client.release(failed instanceof Error ? failed : undefined);
     }
 }
