@@ -12,6 +12,11 @@ export function orderByClause(order: readonly SortRule[]): string {
     return order.map((r) => `${SORT_COLUMNS[r.field]} ${r.dir === 'asc' ? 'ASC' : 'DESC'}${nulls(r)}`).join(', ');
 }
 
+/** `ORDER BY` over a subquery `w` that carries the sort values as k0..kN (see sortKeyColumns). */
+export function orderByKeys(order: readonly SortRule[]): string {
+    return order.map((r, i) => `w.k${i} ${r.dir === 'asc' ? 'ASC' : 'DESC'}${nulls(r)}`).join(', ');
+}
+
 /** Result columns k0..kN holding each row's sort values, for the next cursor (the last one is id). */
 export function sortKeyColumns(order: readonly SortRule[]): string {
     return order.map((r, i) => `${SORT_COLUMNS[r.field]} AS k${i}`).join(', ');

@@ -5,7 +5,8 @@ import { totalOrder } from '../../sort-order.js';
 import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
 import { storeError } from '../unavailable.js';
 import { cachedCount, type CountShape } from './count-cache.js';
-import { keysetCondition, orderByClause, sortKeyColumns, UnusableCursorError } from './order.js';
+import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCursorError } from './order.js';
+import { mayProbe, probeCap } from './plan.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
 import { buildWhere } from './where.js';
@@ -16,6 +17,8 @@ export const PG_QUERY_TIMEOUT_MS = 15_000;
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
     page: { text: string; values: unknown[] };
+    /** The same page with the matches fetched first and sorted in memory (plan.ts), when worth probing. */
+    sorted?: { text: string; probe: string; reach: number };
     count: CountShape;
 }
 
@@ -43,7 +46,17 @@ export function buildStatements(q: LogsQuery): Statements {
     const limit = p.bind(cursorMode ? q.limit + 1 : q.limit, 'bigint');
     const offset = p.bind(cursorMode ? 0 : q.offset, 'bigint');
     const page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
-    return { page, count };
+    if (!mayProbe(q.filters, order)) return { page, count };
+    // OFFSET 0 keeps PostgreSQL from pulling the ORDER BY into the subquery, so the matches come
+    // through the filters' indexes and are sorted after.
+    const keys = `${SELECT_SUMMARY}, ${sortKeyColumns(order)}`;
+    const sorted = {
+        text: `SELECT w.* FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} OFFSET 0) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
+        // The filters' values, then the cap: $${count.values.length + 1}.
+        probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s`,
+        reach: (cursorMode ? 0 : q.offset) + q.limit,
+    };
+    return { page, sorted, count };
 }
 
 /**
@@ -93,7 +106,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0}`);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await limitTime();
-    const rows = (await client.query<PgPageRow>(s.page)).rows;
+    const rows = (await client.query<PgPageRow>(await sortInMemory(client, s) ? { text: s.sorted!.text, values: s.page.values } : s.page)).rows;
     let page: LogsPage;
     if (cursorMode) {
         const more = rows.length > q.limit;
@@ -112,6 +125,15 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     }
     await client.query('COMMIT');
     return page;
+}
+
+/** Whether the filters match fewer events than make walking the sort index pay (plan.ts): counted up to the cap. */
+async function sortInMemory(client: pg.PoolClient, s: Statements): Promise<boolean> {
+    if (!s.sorted) return false;
+    const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events')).rows[0]!.n);
+    const cap = probeCap(s.sorted.reach, events);
+    const matches = Number((await client.query<{ n: string | number }>(s.sorted.probe, [...s.count.values, cap])).rows[0]!.n);
+    return matches < cap;
 }
 
 const aborted = (signal: AbortSignal): Promise<never> => new Promise((_, reject) => signal.addEventListener('abort', () => reject(queryCancelled()), { once: true }));

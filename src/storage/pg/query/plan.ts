@@ -1,0 +1,30 @@
+import type { Filter, SortRule } from '../../query-types.js';
+
+/** How many matches decide between walking the sort index and sorting the matches: √(reach · events). */
+export const probeCap = (reach: number, events: number): number => Math.max(100, Math.ceil(Math.sqrt(reach * Math.max(1, events))));
+
+// Filters a (column, ts, id) index serves together with a timestamp sort (query-indexes.ts).
+const servedWithTimestamp = (f: Filter): boolean =>
+    (f.kind === 'exact' && (f.field === 'webhookId' || f.field === 'method' || f.field === 'requestId' || f.field === 'signatureProvider'))
+    || (f.kind === 'range' && f.field === 'statusCode' && f.op === 'eq');
+
+/**
+ * Whether a page may be worth sorting in memory, which a probe then decides (run.ts). PostgreSQL
+ * plans with statistics, but it assumes the matches spread evenly along the sort index: a filter
+ * correlated with the sort (n=42 among URLs sorted by URL, an address block sorted by size) made it
+ * walk most of a million-row index for a page of 100 (6 s). Walking the sort index reads about
+ * reach·N/M rows for M matches; fetching the M matches through the filter's own index and sorting
+ * them costs M: the first wins when M² > reach·N, so counting matches up to √(reach·N) tells (the
+ * SQLite backend decides the same way, sqlite/query/plan.ts). Not probed: no filter on the events
+ * row, a body filter (the join decides), an id or request id (a row or two), or filters that the
+ * sort's own index serves (a timestamp sort under webhookId, status, range on ts).
+ */
+export function mayProbe(filters: readonly Filter[], order: readonly SortRule[]): boolean {
+    if (filters.length === 0) return false;
+    if (filters.some((f) => (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body')) return false;
+    if (filters.some((f) => f.kind === 'exact' && (f.field === 'id' || f.field === 'requestId'))) return false;
+    const lead = order[0]!.field;
+    const own = (f: Filter): boolean => (f.kind === 'range' && f.field === lead) || (lead === 'timestamp' && servedWithTimestamp(f))
+        || (f.kind === 'exact' && f.field === lead) || (f.kind === 'ip' && lead === 'remoteIp') || (f.kind === 'bool' && lead === 'signatureValid');
+    return !filters.every(own);
+}
