@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import pg_ from 'pg';
 import { describe, it } from 'vitest';
+import { silentLogger } from '../../src/lib/log.js';
+import { openPgStorage } from '../../src/storage/pg/index.js';
 import { events, feedOrder, newEvent, T0 } from '../contract/factory.js';
 import { pgCoreRuns, useCoreServer } from './core-pg.js';
 
@@ -83,6 +86,30 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         await assert.rejects(s.events.append(newEvent({ id: 'late' })), /closed/);
         const [instance] = await pg.sql(url, `SELECT count(*)::int AS n FROM instances WHERE id = 'c1'`);
         assert.equal(instance?.n, 0, 'a closed instance leaves at once, so others take over its work');
+    });
+
+    it('appends do not wait for the main pool: with every query connection stuck, captures still commit', async () => {
+        const url = await pg.server.createDatabase();
+        const s = await openPgStorage({ url, instanceId: 'w1', log: silentLogger, poolSize: 1 });
+        const blocker = new pg_.Client({ connectionString: url });
+        await blocker.connect();
+        try {
+            // Another session holds a row lock; a meta write waits on it, holding the only query connection.
+            await blocker.query('BEGIN');
+            await blocker.query(`SELECT * FROM meta WHERE key = 'schema_version' FOR UPDATE`);
+            const stuck = s.meta.setMeta('schema_version', '1');
+            await new Promise((r) => setTimeout(r, 200));
+            const started = Date.now();
+            await Promise.all(events('w', 20).map((e) => s.events.append(e)));
+            assert.ok(Date.now() - started < 5000, 'appends committed while the query pool was held');
+            assert.equal(s.health.healthy(), true);
+            await blocker.query('COMMIT');
+            await stuck;
+            assert.equal((await s.events.getEntry('w-019')).id, 'w-019');
+        } finally {
+            await blocker.end();
+            await s.close();
+        }
     });
 
     it('a bad event in a group fails alone; its neighbours are stored', async () => {
