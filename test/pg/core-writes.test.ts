@@ -112,6 +112,17 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         }
     });
 
+    it('a text body holding U+0000 (which a PostgreSQL text value cannot hold) is stored and read back exactly', async () => {
+        const url = await pg.server.createDatabase();
+        const s = await pg.open(url, 'z1');
+        const raw = Buffer.from('before\u0000after é', 'utf8');
+        await s.events.append(newEvent({ id: 'nul', bodyKind: 'text', contentType: 'text/plain', bodyRaw: raw, size: raw.length }));
+        assert.equal((await s.events.getEntry('nul')).body, 'before\u0000after é');
+        assert.deepEqual((await s.bodies.getBody('nul')).raw, raw);
+        const [item] = await s.outbox.readOutbox(1);
+        assert.equal(item?.entry.body, 'before\u0000after é');
+    });
+
     it('a bad event in a group fails alone; its neighbours are stored', async () => {
         const url = await pg.server.createDatabase();
         const s = await pg.open(url, 'd1');
