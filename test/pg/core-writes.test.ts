@@ -88,7 +88,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         assert.equal(instance?.n, 0, 'a closed instance leaves at once, so others take over its work');
     });
 
-    it('appends do not wait for the main pool: with every query connection stuck, captures still commit', async () => {
+    it('appends and the heartbeat do not wait for the main pool: with every query connection stuck, captures still commit', async () => {
         const url = await pg.server.createDatabase();
         const s = await openPgStorage({ url, instanceId: 'w1', log: silentLogger, poolSize: 1 });
         const blocker = new pg_.Client({ connectionString: url });
@@ -102,6 +102,10 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
             const started = Date.now();
             await Promise.all(events('w', 20).map((e) => s.events.append(e)));
             assert.ok(Date.now() - started < 5000, 'appends committed while the query pool was held');
+            // The heartbeat goes on too (else other instances would take this one's work after 10 s).
+            await new Promise((r) => setTimeout(r, 2500));
+            const [beat] = await pg.sql(url, `SELECT seen_at > now() - interval '2400 milliseconds' AS fresh FROM instances WHERE id = 'w1'`);
+            assert.equal(beat?.fresh, true, 'the instance beat while the query pool was held');
             assert.equal(s.health.healthy(), true);
             await blocker.query('COMMIT');
             await stuck;

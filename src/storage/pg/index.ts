@@ -37,7 +37,11 @@ export interface PgStorageOptions {
 export async function openPgStorage(options: PgStorageOptions): Promise<Storage> {
     const { instanceId, log } = options;
     const pool = createPool(options);
-    const heartbeat = new Heartbeat(pool, instanceId, log);
+    // Group commits, the heartbeat and the probe on connections of their own: a burst of slow queries
+    // holding the main pool never makes ingest wait, the instance look dead, or the probe report the
+    // database away.
+    const writePool = createPool({ ...options, poolSize: 2 });
+    const heartbeat = new Heartbeat(writePool, instanceId, log);
     const feed = new PgFeed(pool, instanceId, log);
     let durability: StoreStats['durability'];
     let ownBacklogEnd: number;
@@ -51,12 +55,9 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
     } catch (error) {
         await feed.close();
         await heartbeat.stop();
-        await pool.end().catch(() => undefined);
+        await Promise.all([pool.end(), writePool.end()]).catch(() => undefined);
         throw error;
     }
-    // Group commits and the probe on connections of their own: a burst of slow queries holding the
-    // main pool never makes ingest wait for a connection (or the probe report the database away).
-    const writePool = createPool({ ...options, poolSize: 2 });
     const health = new HealthProbe(writePool, log);
     const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
     const reads = new EventReads(pool);
