@@ -15,13 +15,15 @@ const servedWithTimestamp = (f: Filter): boolean =>
  * walk most of a million-row index for a page of 100 (6 s). Walking the sort index reads about
  * reach·N/M rows for M matches; fetching the M matches through the filter's own index and sorting
  * them costs M: the first wins when M² > reach·N, so counting matches up to √(reach·N) tells (the
- * SQLite backend decides the same way, sqlite/query/plan.ts). Not probed: no filter on the events
- * row, a body filter (the join decides), an id or request id (a row or two), or filters that the
- * sort's own index serves (a timestamp sort under webhookId, status, range on ts).
+ * SQLite backend decides the same way, sqlite/query/plan.ts). Not probed: no filter, a substring or
+ * keyed filter, an id or request id (a row or two), or filters that the sort's own index serves (a
+ * timestamp sort under webhookId or status, a range on the sort field).
  */
 export function mayProbe(filters: readonly Filter[], order: readonly SortRule[]): boolean {
     if (filters.length === 0) return false;
-    if (filters.some((f) => (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body')) return false;
+    // Only b-tree filters: a probe through a trigram index does the search's own work again (it
+    // doubled a headers substring search), so substring and keyed filters are left to the planner.
+    if (!filters.every((f) => f.kind === 'exact' || f.kind === 'range' || f.kind === 'ip' || f.kind === 'bool')) return false;
     if (filters.some((f) => f.kind === 'exact' && (f.field === 'id' || f.field === 'requestId'))) return false;
     const lead = order[0]!.field;
     const own = (f: Filter): boolean => (f.kind === 'range' && f.field === lead) || (lead === 'timestamp' && servedWithTimestamp(f))
