@@ -50,8 +50,10 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed 
         const b = await pg.open(url, 'hb');
         await Promise.all(events('hb', 5).map((e) => b.events.append(e)));
         await b.close();
-        // B as a process that hangs or was killed: its row stays, its last beat 5 s ago.
+        // B as a process that hangs or was killed: its rows still its own, its last beat 5 s ago.
         await pg.sql(url, `INSERT INTO instances (id, seen_at) VALUES ('hb', now() - interval '5 seconds')`);
+        await pg.sql(url, `UPDATE outbox SET owner = 'hb'`);
+        await pg.sql(url, `UPDATE forward_backlog SET owner = 'hb'`);
         const silentSince = Date.now() - 5000;
         assert.deepEqual(await a.outbox.readOutbox(100), [], 'B still counts as alive');
         assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);

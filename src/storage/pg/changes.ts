@@ -5,6 +5,7 @@ import { REPLAY_HISTORY } from './keys.js';
 import type { ForwardOutcome, NewEvent, ReplayRecord } from '../types.js';
 import { insertEvents } from './insert.js';
 import { transaction } from './pool.js';
+import { storable } from './rows.js';
 import { LOCKS } from './schema.js';
 import type { GroupWriter } from './writer.js';
 
@@ -26,12 +27,13 @@ export class EventChanges {
             transaction(this.pool, async (client) => {
                 // Under the events lock, so two instances importing the same events insert each once.
                 await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.events]);
-                const ids = events.map((e) => e.id);
+                // An id PostgreSQL cannot store (U+0000) is never imported.
+                const ids = events.map((e) => e.id).filter(storable);
                 const { rows } = await client.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1) UNION ALL SELECT id FROM deleted WHERE id = ANY($1)', [ids]);
                 const seen = new Set(rows.map((r) => r.id));
                 const records = [];
                 for (const event of events) {
-                    if (seen.has(event.id)) continue;
+                    if (seen.has(event.id) || !storable(event.id)) continue;
                     seen.add(event.id);
                     records.push(encodeEvent(event));
                 }
@@ -43,6 +45,7 @@ export class EventChanges {
 
     /** Records a replay (kept: the latest 50); nothing when the event is gone. */
     async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
+        if (!storable(eventId)) return;
         await transaction(this.pool, async (client) => {
             await client.query('INSERT INTO replays (event_id, data) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM events WHERE id = $1)', [eventId, JSON.stringify(record)]);
             await client.query(
@@ -56,7 +59,8 @@ export class EventChanges {
     async recordForwards(list: readonly { eventId: string; outcome: ForwardOutcome }[]): Promise<void> {
         if (list.length === 0) return;
         // One row per event (an upsert may touch a row once per statement): the latest outcome.
-        const latest = new Map(list.map((r) => [r.eventId, JSON.stringify(r.outcome)]));
+        const latest = new Map(list.filter((r) => storable(r.eventId)).map((r) => [r.eventId, JSON.stringify(r.outcome)]));
+        if (latest.size === 0) return;
         const ids = [...latest.keys()];
         await transaction(this.pool, async (client) => {
             // An outcome reached after its event was deleted is not kept.
@@ -70,7 +74,8 @@ export class EventChanges {
     }
 
     /** Deletes events with everything kept for them; the ids become tombstones. */
-    async deleteEvents(ids: readonly string[]): Promise<{ deleted: number; blobKeys: string[] }> {
+    async deleteEvents(all: readonly string[]): Promise<{ deleted: number; blobKeys: string[] }> {
+        const ids = all.filter(storable);
         if (ids.length === 0) return { deleted: 0, blobKeys: [] };
         return transaction(this.pool, async (client) => {
             const { rows } = await client.query<{ seq: number; id: string; blob_key: string | null; size: number }>('DELETE FROM events WHERE id = ANY($1) RETURNING seq, id, blob_key, size', [[...ids]]);
@@ -88,7 +93,8 @@ export class EventChanges {
     }
 
     /** Marks ids as deleted elsewhere: imports skip them. */
-    async addTombstones(ids: readonly string[]): Promise<void> {
+    async addTombstones(all: readonly string[]): Promise<void> {
+        const ids = all.filter(storable);
         for (let i = 0; i < ids.length; i += 5000) {
             await transaction(this.pool, (client) => client.query('INSERT INTO deleted (id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [ids.slice(i, i + 5000)]));
         }

@@ -5,7 +5,7 @@ import { REPLAY_HISTORY } from './keys.js';
 import type { ForwardSource } from '../event-store.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, ReplayRecord, StoredBody } from '../types.js';
 import { rows } from './pool.js';
-import { bodyRow, EVENT_WITH_BODY, eventRow, storedBody, type PgEventBodyRow } from './rows.js';
+import { bodyRow, EVENT_WITH_BODY, eventRow, storable, storedBody, type PgEventBodyRow } from './rows.js';
 
 type FullRow = PgEventBodyRow & { replays: string[]; forward: string | null };
 
@@ -29,14 +29,14 @@ export class EventReads {
 
     /** The full entry; NotFoundError when no event has this id. */
     async getEntry(id: string): Promise<LogEntry> {
-        const [row] = await rows<FullRow>(this.pool, `${FULL} WHERE e.id = $1`, [id]);
+        const [row] = storable(id) ? await rows<FullRow>(this.pool, `${FULL} WHERE e.id = $1`, [id]) : [];
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         return fullEntry(row);
     }
 
     /** Entries committed after event `id`, by position; undefined when `id` is unknown. */
     async entriesAfter(id: string, limit: number, bodyLimit = Infinity): Promise<LogEntry[] | undefined> {
-        const [start] = await rows<{ seq: number }>(this.pool, 'SELECT seq FROM events WHERE id = $1', [id]);
+        const [start] = storable(id) ? await rows<{ seq: number }>(this.pool, 'SELECT seq FROM events WHERE id = $1', [id]) : [];
         if (!start) return undefined;
         // A body over bodyLimit is not read: a live-stream resume sends a reference for it.
         const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies b ON b.seq = e.seq', 'LEFT JOIN bodies b ON b.seq = e.seq AND ($3::bigint IS NULL OR e.size <= $3)')} WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, [
@@ -48,16 +48,19 @@ export class EventReads {
     }
 
     async webhookOf(id: string): Promise<string | undefined> {
+        if (!storable(id)) return undefined;
         const [row] = await rows<{ webhook_id: string }>(this.pool, 'SELECT webhook_id FROM events WHERE id = $1', [id]);
         return row?.webhook_id;
     }
 
     async idAtTimestamp(webhookId: string, ts: number): Promise<string | undefined> {
+        if (!storable(webhookId)) return undefined;
         const [row] = await rows<{ id: string }>(this.pool, 'SELECT id FROM events WHERE webhook_id = $1 AND ts = $2 ORDER BY id DESC LIMIT 1', [webhookId, ts]);
         return row?.id;
     }
 
     private async withBody(id: string): Promise<PgEventBodyRow | undefined> {
+        if (!storable(id)) return undefined;
         const [row] = await rows<PgEventBodyRow>(this.pool, `SELECT ${EVENT_WITH_BODY} FROM events e LEFT JOIN bodies b ON b.seq = e.seq WHERE e.id = $1`, [id]);
         return row;
     }

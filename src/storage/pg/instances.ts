@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
-import { rows } from './pool.js';
+import { rows, transaction } from './pool.js';
 
 /** How often an instance says it is alive. */
 const HEARTBEAT_MS = 2000;
@@ -9,14 +9,19 @@ const HEARTBEAT_MS = 2000;
 const DEAD_AFTER_S = 10;
 
 /**
- * SQL condition on `owner`: $me may claim the row. Unowned rows, and rows of instances that left
- * (closed: no row in `instances`), always; rows of instances that stopped beating only when
- * $settled (parameter n + 1) is true: this instance has itself beaten without a miss for as long
- * as the dead time. After an outage of the database every instance's last beat is old, and the
- * first to come back must not take the others' work before they had the time to beat again.
+ * SQL condition on `owner`: $me may claim the row. Unowned rows (an instance that closed gives its
+ * rows up) always; rows of instances that stopped beating only when $settled (parameter n + 1) is
+ * true: this instance has itself beaten without a miss for as long as the dead time. After an
+ * outage of the database every instance's last beat is old, and the first to come back must not
+ * take the others' work before they had the time to beat again. Both branches use the
+ * (owner, seq) index: the rows of live instances are never scanned.
  */
 export const claimableBy = (n: number): string =>
-    `(owner IS NULL OR (owner <> $${n} AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = owner AND (NOT $${n + 1}::boolean OR i.seen_at > now() - interval '${DEAD_AFTER_S} seconds'))))`;
+    `(owner IS NULL OR owner IN (SELECT id FROM instances WHERE $${n + 1}::boolean AND id <> $${n} AND seen_at < now() - interval '${DEAD_AFTER_S} seconds'))`;
+
+// Rows of instances silent for an hour that own nothing any more: a killed process never deletes its own.
+const FORGET_DEAD = `DELETE FROM instances i WHERE seen_at < now() - interval '1 hour'
+    AND NOT EXISTS (SELECT 1 FROM outbox WHERE owner = i.id) AND NOT EXISTS (SELECT 1 FROM forward_backlog WHERE owner = i.id)`;
 
 /**
  * This instance's row in `instances`, refreshed every 2 s. Its exports and forwards stay its own
@@ -43,13 +48,18 @@ export class Heartbeat {
         this.timer.unref();
     }
 
-    /** Stops beating and removes the row, so other instances take over what is left at once. */
+    /** Stops beating, gives up this instance's exports and forwards and leaves, so other instances take them at once. */
     async stop(): Promise<void> {
         clearInterval(this.timer);
         this.timer = undefined;
-        await rows(this.pool, 'DELETE FROM instances WHERE id = $1', [this.instanceId]).catch((error: unknown) =>
-            this.log.warn('could not deregister the instance', { error: String(error) }),
-        );
+        try {
+            await transaction(this.pool, async (client) => {
+                for (const table of ['outbox', 'forward_backlog']) await client.query(`UPDATE ${table} SET owner = NULL WHERE owner = $1`, [this.instanceId]);
+                await client.query('DELETE FROM instances WHERE id = $1', [this.instanceId]);
+            });
+        } catch (error) {
+            this.log.warn('could not deregister the instance', { error: String(error) });
+        }
     }
 
     /** Whether this instance has beaten without a miss for the dead time: it may take over silent instances' work. */
@@ -59,6 +69,8 @@ export class Heartbeat {
 
     private async beat(): Promise<void> {
         await rows(this.pool, 'INSERT INTO instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()', [this.instanceId]);
+        // Now and then (about once a minute), forget instances long dead.
+        if (Math.random() < HEARTBEAT_MS / 60_000) await rows(this.pool, FORGET_DEAD);
         const now = Date.now();
         // A beat long after the previous one (the process stalled) counts as a miss too.
         if (now - this.lastBeat > 2.5 * HEARTBEAT_MS) this.beatingSince = now;

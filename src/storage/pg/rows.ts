@@ -33,3 +33,6 @@ export function storedBody(row: PgEventRow, body: BodyRow | undefined): StoredBo
     else if (row.body_kind === 'empty') stored.raw = Buffer.alloc(0);
     return stored;
 }
+
+/** Whether a string can be a stored text value: PostgreSQL text cannot hold U+0000, so no id with it exists. */
+export const storable = (text: string): boolean => !text.includes('\u0000');
