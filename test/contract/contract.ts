@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../../src/storage/roles.js';
+import { deletionCases } from './cases-deletion.js';
 import { eventLogCases } from './cases-events.js';
 import { feedCases } from './cases-feed.js';
 import { metaHealthCases } from './cases-meta.js';
@@ -94,6 +95,7 @@ export function describeStorageContract(name: string, open: () => Promise<Opened
             opened = undefined;
         });
         eventLogCases(ctx);
+        deletionCases(ctx);
         queryCases(ctx);
         outboxCases(ctx);
         feedCases(ctx);
