@@ -115,6 +115,10 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
     const live = new LiveHub(storage, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
     const forwarder = createForwarder({ config, backlog: storage.forwards, blobs, clock, log, metrics });
+    // With a shared database, a dead instance's forwarding backlog is claimed when this one reads its
+    // backlog: read it every 2 s, even while this instance captures nothing (a commit wakes it otherwise).
+    const forwardPoll = shared && forwarder ? setInterval(() => forwarder.wake(), 2000) : undefined;
+    forwardPoll?.unref();
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, storage, events: storage.events, blobs, webhooks, metrics, log, readiness,
         ...(deletions ? { deletions } : {}),
@@ -166,6 +170,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             await closed;
             clearInterval(sweep);
             clearTimeout(timer);
+            clearInterval(forwardPoll);
             await forwarder?.stop(opts.forwardMs ?? 5_000);
             await follower?.stop();
             await exporter.stop();
