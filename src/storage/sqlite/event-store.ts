@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from '../../errors.js';
+import { assertCursorFits } from '../cursor-fit.js';
 import type { BacklogItem, ForwardSource, OutboxItem, StoreStats, SyncMode } from '../event-store.js';
 import type { BodyReader, EventLog, ExportOutbox, ForwardBacklog, LiveFeed, StoreHealth, StoreMeta } from '../roles.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
@@ -166,6 +167,7 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
     }
 
     async query(q: LogsQuery, signal?: AbortSignal): Promise<LogsPage> {
+        if (q.cursor) assertCursorFits(q.cursor, q.sort);
         if (this.pool) return this.pool.run(q, signal);
         const { runLogsQuery } = await import('./query.js');
         return runLogsQuery(this.reader, q);
