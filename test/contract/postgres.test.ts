@@ -1,17 +1,12 @@
 import { afterAll, describe } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openPgStorage } from '../../src/storage/pg/index.js';
-import { pgAvailable, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { describeStorageContract } from './contract.js';
 
 // The shared backend: every test gets a fresh database on one throwaway server; a peer is another
 // instance (its own instance id) on the same database, as a second process would be.
-const available = pgAvailable();
-if (!available) {
-    const message = 'PostgreSQL is not installed (Debian package `postgresql`): the PostgreSQL storage contract cannot run';
-    if (process.env.CI) throw new Error(message);
-    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
-}
+const available = pgTestsCanRun('the PostgreSQL storage contract');
 
 let server: Promise<PgServer> | undefined;
 let instances = 0;

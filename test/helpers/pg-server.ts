@@ -13,6 +13,19 @@ export function pgAvailable(): boolean {
     return existsSync(join(PG_BIN, 'initdb')) && existsSync(join(PG_BIN, 'postgres'));
 }
 
+/**
+ * Whether tests that need PostgreSQL (`what` names them) can run here. Without Debian's `postgresql`
+ * package they are skipped with a loud warning locally, and the file fails in CI (`CI` set), where
+ * they must run.
+ */
+export function pgTestsCanRun(what: string): boolean {
+    if (pgAvailable()) return true;
+    const message = `PostgreSQL is not installed (Debian package \`postgresql\`): ${what} cannot run`;
+    if (process.env.CI) throw new Error(message);
+    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
+    return false;
+}
+
 /** A throwaway PostgreSQL cluster on loopback, owned by the tests. */
 export interface PgServer {
     port: number;
@@ -55,8 +68,9 @@ let counter = 0;
 /**
  * Starts a new cluster: initdb in a temp folder, then `postgres` on a free loopback port with its
  * socket in that folder. `fsync` is on unless `fast` (tests that do not measure durability may skip it).
+ * `settings` adds `name=value` server settings (e.g. `shared_preload_libraries=pg_stat_statements` for a bench).
  */
-export async function startPgServer(options: { fast?: boolean } = {}): Promise<PgServer> {
+export async function startPgServer(options: { fast?: boolean; settings?: string[] } = {}): Promise<PgServer> {
     if (!pgAvailable()) throw new Error(`PostgreSQL binaries not found in ${PG_BIN}`);
     const base = mkdtempSync(join(tmpdir(), 'whd-pg-'));
     chmodSync(base, 0o755);
@@ -68,7 +82,7 @@ export async function startPgServer(options: { fast?: boolean } = {}): Promise<P
     const port = await freePort();
     let child: ChildProcess | undefined;
     let log = '';
-    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=128MB', ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])];
+    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=128MB', ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...(options.settings ?? []).flatMap((s) => ['-c', s])];
     const url = (db = 'postgres'): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
 
     const launch = async (): Promise<void> => {

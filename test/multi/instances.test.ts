@@ -3,23 +3,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { pgAvailable, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { getJson, listAllLogs, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
 import { openRawSse, type RawSse } from '../stream/sse-client.js';
 
 // Several real instances (`node dist/main.js` processes) on one real PostgreSQL server: the
 // promises of DECISIONS.md "Several instances, one truth", each checked over HTTP.
-const available = pgAvailable();
-if (!available) {
-    const message = 'PostgreSQL is not installed (Debian package `postgresql`): the several-instances tests cannot run';
-    if (process.env.CI) throw new Error(message);
-    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
-}
+const available = pgTestsCanRun('the several-instances tests');
 
 const SSRF = { SSRF_ALLOWLIST: '127.0.0.1/32' };
 
-/** A loopback receiver that counts what reaches it, by the capture's request body. */
-async function startReceiver(): Promise<{ server: Server; url: string; bodies: string[] }> {
+/** A loopback receiver (on `port`, else any) that keeps the body of every request that reaches it. */
+async function startReceiver(port = 0): Promise<{ server: Server; url: string; bodies: string[] }> {
     const bodies: string[] = [];
     const server = createServer((req, res) => {
         const chunks: Buffer[] = [];
@@ -29,7 +24,7 @@ async function startReceiver(): Promise<{ server: Server; url: string; bodies: s
             res.end('ok');
         });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
     return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, bodies };
 }
 
@@ -255,16 +250,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
         a.signal('SIGKILL');
         await a.exited;
         // Now the target comes up on the same port; only B is alive to deliver A's backlog.
-        const bodies: string[] = [];
-        const server = createServer((req, res) => {
-            const chunks: Buffer[] = [];
-            req.on('data', (c: Buffer) => chunks.push(c));
-            req.on('end', () => {
-                bodies.push(Buffer.concat(chunks).toString());
-                res.end('ok');
-            });
-        });
-        await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+        const { server, bodies } = await startReceiver(port);
         try {
             const count = (t: string): number => bodies.filter((body) => body === JSON.stringify({ tag: t })).length;
             await waitFor(async () => (tags.every((t) => count(t) > 0) ? true : undefined), { timeoutMs: 60_000, what: 'the killed instance’s backlog forwarded by the other' });

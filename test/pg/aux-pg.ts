@@ -1,15 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { pgAvailable, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
 
 // The PostgreSQL store tests of the blob, webhook and feed roles. Without Debian's `postgresql`
 // package they skip loudly locally and fail in CI, where that pass must run.
-export const pgTestsRun = pgAvailable();
-if (!pgTestsRun) {
-    const message = 'PostgreSQL is not installed (Debian package `postgresql`): the PostgreSQL store tests cannot run';
-    if (process.env.CI) throw new Error(message);
-    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
-}
+export const pgTestsRun = pgTestsCanRun('the PostgreSQL store tests');
 
 /** A throwaway server for the describe block, its pools ended after it. */
 export interface PgFixture {

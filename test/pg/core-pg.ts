@@ -3,16 +3,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openPgStorage } from '../../src/storage/pg/index.js';
 import type { Storage } from '../../src/storage/roles.js';
-import { pgAvailable, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
 
 // The PostgreSQL backend's own tests (pg-core). Without Debian's `postgresql` package they skip
 // loudly locally and fail in CI, where the PostgreSQL pass must run.
-export const pgCoreRuns = pgAvailable();
-if (!pgCoreRuns) {
-    const message = 'PostgreSQL is not installed (Debian package `postgresql`): the PostgreSQL backend tests cannot run';
-    if (process.env.CI) throw new Error(message);
-    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
-}
+export const pgCoreRuns = pgTestsCanRun('the PostgreSQL backend tests');
 
 /** A throwaway server for the file; every store and client opened through it is closed after. */
 export interface CoreFixture {

@@ -9,15 +9,10 @@ import { migrate } from '../../src/storage/pg/schema.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { prepareReader } from '../../src/storage/sqlite/schema.js';
 import type { NewEvent } from '../../src/storage/types.js';
-import { pgAvailable, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
 
 /** Whether the PostgreSQL query tests can run; without the package they skip loudly, and fail in CI. */
-export const pgQueryTestsRun = pgAvailable();
-if (!pgQueryTestsRun) {
-    const message = 'PostgreSQL is not installed (Debian package `postgresql`): the PostgreSQL query tests cannot run';
-    if (process.env.CI) throw new Error(message);
-    console.warn(`\n${'!'.repeat(100)}\n!! SKIPPED: ${message}\n${'!'.repeat(100)}\n`);
-}
+export const pgQueryTestsRun = pgTestsCanRun('the PostgreSQL query tests');
 
 const COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type', 'remote_ip',
     'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin'];
