@@ -1,9 +1,26 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
-import { pgPass } from '../helpers/pg-pass.js';
+import { pgPass, storageEnv } from '../helpers/pg-pass.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
+
+/**
+ * The durability the service's PostgreSQL server gives, read from the server itself: `full` when
+ * every commit is flushed to disk before it is answered (fsync on, synchronous_commit not off), else
+ * `other` (the pass's throwaway server runs with fsync=off).
+ */
+async function pgDurabilityOf(dir: string): Promise<string> {
+    const client = new pg.Client({ connectionString: (await storageEnv(dir)).DATABASE_URL });
+    await client.connect();
+    try {
+        const { rows } = await client.query<{ fsync: string; sc: string }>(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc`);
+        return rows[0]!.fsync === 'on' && rows[0]!.sc !== 'off' ? 'full' : 'other';
+    } finally {
+        await client.end();
+    }
+}
 
 /** The backend this pass runs on (the PostgreSQL pass sets DATABASE_URL for every service). */
 const BACKEND = pgPass ? 'postgres' : 'sqlite';
@@ -82,7 +99,8 @@ describe('probes, info and metrics', () => {
         assert.equal(body.storage.eventsStored, 3);
         assert.equal(body.storage.offloadedPayloads, 0);
         assert.ok(body.storage.databaseBytes > 0);
-        assert.equal(body.storage.durability, 'normal', 'by default SQLite reports synchronous=NORMAL (WAL, no fsync per commit)');
+        if (pgPass) assert.equal(body.storage.durability, await pgDurabilityOf(svc.dir), 'PostgreSQL reports what its server settings give (fsync, synchronous_commit)');
+        else assert.equal(body.storage.durability, 'normal', 'by default SQLite reports synchronous=NORMAL (WAL, no fsync per commit)');
         assert.equal(typeof body.sync.outboxBacklog, 'number');
         assert.ok('lastDatasetFlushAt' in body.sync);
         assert.deepEqual(body.ingest.byStatus, { 200: 2, 404: 1 });
