@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
-import type { EventLog, LiveFeed } from '../storage/roles.js';
+import type { LiveFeed } from '../storage/roles.js';
 import type { LogEntry, NewEvent } from '../storage/types.js';
-import { liveEntry, truncateBody } from './entry.js';
+import { LIVE_BODY_LIMIT, liveEntry, truncateBody } from './entry.js';
 import { frameOf, resume } from './resume.js';
 
 /** Limits of the live feed; the defaults are the spec's. */
@@ -29,7 +29,7 @@ interface Client {
     resuming: boolean;
     /** Ids already sent from storage on resume, so their live frames are not sent twice. */
     resumed: Set<string> | undefined;
-    /** Until when (ms) `resumed` is kept: another instance's events may be published after later local ones. */
+    /** Until when (ms) `resumed` is kept: the feed may publish events the resume already sent. */
     resumedUntil: number;
     /** Live frames kept while the resume reads its last page (see resume.ts), and their size. */
     held: { id: string; frame: string }[] | undefined;
@@ -38,8 +38,11 @@ interface Client {
 
 /** How long ids sent on resume are still checked against live frames. */
 const RESUMED_GRACE_MS = 5_000;
-/** Entries of other instances read at once. */
-const FOREIGN_READS = 16;
+/** Entries the feed reads in one query, and queries in flight at once (bodies over 64 KB are never read). */
+const FEED_BATCH = 32;
+const FEED_PARALLEL = 4;
+/** Attempts to read a batch of the feed before its clients are told to resume instead. */
+const FEED_ATTEMPTS = 3;
 
 /** The headers of a live stream (HEAD /log-stream sends them too). */
 export const SSE_HEADERS = {
@@ -52,7 +55,11 @@ export const SSE_HEADERS = {
 
 
 /**
- * The live feed: the ingest handler publishes each committed event; every connected client gets
+ * The live feed: each committed event reaches every connected client as one `id:`/`data:` frame, in
+ * commit order. With one process the ingest handler publishes each event as it commits; with a
+ * shared database (`feed.ordersLive`) only the storage feed does, for this instance's captures too,
+ * so local and foreign captures interleave as they committed and Last-Event-ID resumes without a
+ * gap on any instance. Every connected client gets
  * one `id:`/`data:` frame for it. A frame is serialized once for all clients, and the frames of one
  * event-loop turn go out in one write per client. Writes never wait: a client whose unread bytes
  * pass `maxBufferedBytes` is dropped, so a stalled reader costs bounded memory and delays nobody.
@@ -63,16 +70,20 @@ export class LiveHub {
     private flushScheduled = false;
     private readonly heartbeat: NodeJS.Timeout;
     private readonly unsubscribe: () => void;
-    /** Events of other instances are published one batch after another, in the feed's order. */
-    private foreignTurn: Promise<void> = Promise.resolve();
+    /** Batches of the storage feed are published one after another, in the feed's order. */
+    private feedTurn: Promise<void> = Promise.resolve();
+    /** Whether the storage feed carries every event (a shared database); `publish` is ignored then. */
+    private readonly ordered: boolean;
     /** Clients dropped for not reading. */
     dropped = 0;
 
-    constructor(private readonly storage: { feed: LiveFeed; events: Pick<EventLog, 'getEntry'> }, private readonly baseUrl: () => string, private readonly log: Logger, private readonly options: LiveOptions = LIVE_DEFAULTS) {
+    constructor(private readonly storage: { feed: LiveFeed }, private readonly baseUrl: () => string, private readonly log: Logger, private readonly options: LiveOptions = LIVE_DEFAULTS) {
         this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), options.heartbeatMs);
         this.heartbeat.unref();
-        // Captures other instances commit (a shared database) reach this instance's clients too.
-        this.unsubscribe = storage.feed.onForeignEvents((ids) => this.foreign(ids));
+        this.ordered = storage.feed.ordersLive;
+        // A shared database: every commit, in commit order. Otherwise only other instances' commits
+        // (none with one process), after the local ones ingest publishes.
+        this.unsubscribe = this.ordered ? storage.feed.onCommitted((ids) => this.fromFeed(ids)) : storage.feed.onForeignEvents((ids) => this.fromFeed(ids));
     }
 
     /** Connected clients. */
@@ -80,13 +91,13 @@ export class LiveHub {
         return this.clients.size;
     }
 
-    /** Queues the frame of a committed event for every client. */
+    /** Queues the frame of a committed event for every client; a no-op when the storage feed orders the stream. */
     publish(event: NewEvent): void {
-        if (this.clients.size === 0) return;
+        if (this.ordered || this.clients.size === 0) return;
         this.queue(event.id, frameOf(event.id, liveEntry(event, this.baseUrl())));
     }
 
-    /** Queues the frame of a stored entry (read back: another instance captured it). */
+    /** Queues the frame of a stored entry (read back from the storage feed). */
     publishEntry(entry: LogEntry): void {
         if (this.clients.size === 0) return;
         this.queue(entry.id, frameOf(entry.id, truncateBody(entry, this.baseUrl())));
@@ -172,9 +183,9 @@ export class LiveHub {
                 continue;
             }
             const fresh = pending.filter((p) => !client.resumed!.has(p.id));
-            // Local events publish in commit order: once one arrives that storage did not send, all
-            // later ones are new too. Another instance's events arrive a little later, so the ids are
-            // kept for a few seconds.
+            // Events publish in commit order: once one arrives that storage did not send, later ones
+            // are new too. The ids are kept a few seconds all the same (a feed that lags the resume
+            // publishes ids it sent after that).
             if (fresh.length > 0) {
                 if (Date.now() > client.resumedUntil) client.resumed = undefined;
                 this.write(client, fresh.length === pending.length ? all : fresh.map((p) => p.frame).join(''));
@@ -194,19 +205,44 @@ export class LiveHub {
         }
     }
 
-    /** Reads the entries other instances committed and publishes them, a few reads at a time, in order. */
-    private foreign(ids: string[]): void {
+    /**
+     * Reads the entries of a feed batch and publishes them in the feed's order, a few queries in
+     * flight at once. A batch that cannot be read (the database is away) ends every stream after a
+     * few tries: each client reconnects with Last-Event-ID and its resume sends what it missed.
+     */
+    private fromFeed(ids: string[]): void {
         if (this.clients.size === 0) return;
-        this.foreignTurn = this.foreignTurn.then(async () => {
-            for (let i = 0; i < ids.length; i += FOREIGN_READS) {
-                const reads = ids.slice(i, i + FOREIGN_READS).map((id) => this.storage.events.getEntry(id).catch((error: unknown) => {
-                    // Deleted since: nothing to show. Anything else (the database is away) is logged.
-                    if (!(error instanceof Error && error.name === 'NotFoundError')) this.log.warn('could not read an event of another instance', { id, error: String(error) });
-                    return undefined;
-                }));
-                for (const entry of await Promise.all(reads)) if (entry) this.publishEntry(entry);
+        this.feedTurn = this.feedTurn.then(async () => {
+            for (let i = 0; i < ids.length && this.clients.size > 0; i += FEED_BATCH * FEED_PARALLEL) {
+                const reads: Promise<LogEntry[] | undefined>[] = [];
+                for (let j = i; j < Math.min(ids.length, i + FEED_BATCH * FEED_PARALLEL); j += FEED_BATCH) reads.push(this.read(ids.slice(j, j + FEED_BATCH)));
+                for (const entries of await Promise.all(reads)) {
+                    if (entries === undefined) return this.restartStreams();
+                    for (const entry of entries) this.publishEntry(entry);
+                }
             }
         });
+    }
+
+    /** One batch of entries (deleted ones left out); undefined when it could not be read. */
+    private async read(ids: string[]): Promise<LogEntry[] | undefined> {
+        for (let attempt = 1; ; attempt++) {
+            try {
+                return await this.storage.feed.entriesOf(ids, LIVE_BODY_LIMIT);
+            } catch (error) {
+                if (attempt >= FEED_ATTEMPTS) {
+                    this.log.warn('live feed: could not read committed events; streams end so clients resume', { error: String(error) });
+                    return undefined;
+                }
+                await new Promise((r) => setTimeout(r, 300 * attempt));
+            }
+        }
+    }
+
+    /** Ends every stream: a client that missed events must resume from its Last-Event-ID. */
+    private restartStreams(): void {
+        for (const client of this.clients) client.res.destroy();
+        this.clients.clear();
     }
 
     private broadcast(text: string): void {

@@ -96,6 +96,20 @@ export interface LiveFeed {
      * each commit. One instance (SQLite) never calls it. Returns the unsubscribe function.
      */
     onForeignEvents(listener: (ids: string[]) => void): () => void;
+    /**
+     * True when every commit, this instance's own too, reaches `onCommitted` in commit order (a shared
+     * database): the live hub then streams only what the feed gives, so a stream follows the commit
+     * order whichever instance captured, and Last-Event-ID resumes without a gap. False with one
+     * process (SQLite): the ingest path publishes each event as it commits, already in that order.
+     */
+    readonly ordersLive: boolean;
+    /**
+     * Calls `listener` with the ids of every event committed, by any instance, in commit order, soon
+     * after each commit; only when `ordersLive`. Returns the unsubscribe function.
+     */
+    onCommitted(listener: (ids: string[]) => void): () => void;
+    /** The full entries of those of `ids` that exist, in the order given; bodies over `bodyLimit` unread (as entriesAfter). */
+    entriesOf(ids: readonly string[], bodyLimit?: number): Promise<LogEntry[]>;
 }
 
 /** Small facts the service keeps about itself (restore progress, the dataset sink's position). */

@@ -20,13 +20,16 @@ type Listener = (ids: string[]) => void;
 type FeedRow = { seq: string | number; id: string; origin: string | null };
 
 /**
- * The events other instances commit, in commit order: a connection of its own LISTENs for the
+ * Every event committed, in commit order, for the live hub (`onCommitted`, this instance's too: the
+ * hub streams only these, so a stream never shows a later commit before an earlier one), and the
+ * other instances' ones alone (`onForeignEvents`). A connection of its own LISTENs for the
  * commits' NOTIFY and then reads `events` after the last position it saw, as it does every second
  * and after each reconnect (a notification may be lost while the connection is down). Starts at the
  * newest event when it starts; never throws out of its handlers; reconnects by itself.
  */
-export class PgFeed implements Pick<LiveFeed, 'onForeignEvents'> {
+export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted'> {
     private readonly listeners = new Set<Listener>();
+    private readonly committed = new Set<Listener>();
     private readonly pollMs: number;
     private readonly maxBackoffMs: number;
     private readonly readTimeoutMs: number;
@@ -59,12 +62,18 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents'> {
         return () => void this.listeners.delete(listener);
     }
 
+    onCommitted(listener: Listener): () => void {
+        this.committed.add(listener);
+        return () => void this.committed.delete(listener);
+    }
+
     /** Stops following and closes the connection. */
     async close(): Promise<void> {
         this.closed = true;
         clearInterval(this.poll);
         clearTimeout(this.retry);
         this.listeners.clear();
+        this.committed.clear();
         const client = this.client;
         this.client = undefined;
         await client?.end().catch(() => undefined);
@@ -135,8 +144,9 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents'> {
                 const { rows } = await client.query<FeedRow>('SELECT seq, id, origin FROM events WHERE seq > $1 ORDER BY seq LIMIT $2', [after, BATCH]);
                 if (rows.length === 0 || client !== this.client) return;
                 this.last = Number(rows[rows.length - 1]!.seq);
+                if (this.committed.size > 0) this.emit(this.committed, rows.map((row) => row.id));
                 const foreign = rows.filter((row) => row.origin !== this.instanceId).map((row) => row.id);
-                if (foreign.length > 0) this.emit(foreign);
+                if (foreign.length > 0 && this.listeners.size > 0) this.emit(this.listeners, foreign);
                 if (rows.length < BATCH) return;
             }
         } catch (error) {
@@ -145,8 +155,8 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents'> {
         }
     }
 
-    private emit(ids: string[]): void {
-        for (const listener of this.listeners) {
+    private emit(listeners: Set<Listener>, ids: string[]): void {
+        for (const listener of listeners) {
             try {
                 listener(ids);
             } catch (error) {

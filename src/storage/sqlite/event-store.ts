@@ -108,6 +108,11 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
         return rows.map((row) => this.withReplays(rowToEntry(row, row.size > bodyLimit ? undefined : this.bodyRowOf(row))));
     }
 
+    async entriesOf(ids: readonly string[], bodyLimit = Infinity): Promise<LogEntry[]> {
+        const rows = ids.map((id) => this.statements.entry.get(id) as EventRow | undefined).filter((row) => row !== undefined);
+        return rows.map((row) => this.withReplays(rowToEntry(row, row.size > bodyLimit ? undefined : this.bodyRowOf(row))));
+    }
+
     async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
         await this.writer.request({ op: 'replay', eventId, data: JSON.stringify(record) });
     }
@@ -242,6 +247,13 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
 
     /** One process: no other instance commits to this file. */
     onForeignEvents(_listener: (ids: string[]) => void): () => void {
+        return NO_UNSUBSCRIBE;
+    }
+
+    /** Ingest publishes each event as it commits, in commit order: the feed does not carry them. */
+    readonly ordersLive = false;
+
+    onCommitted(_listener: (ids: string[]) => void): () => void {
         return NO_UNSUBSCRIBE;
     }
 
