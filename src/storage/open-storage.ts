@@ -57,5 +57,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     if (database === undefined) return openSqliteStorage(options.sqlite);
     checkDatabaseUrl(database);
     const { openPgStorage } = await import('./pg/index.js');
-    return openPgStorage({ url: database.url, instanceId: options.instanceId ?? newInstanceId(), log: options.log });
+    // The `queryPool` start options bound queries on either backend: admitted at once and the time limit.
+    const { maxInFlight, timeoutMs } = options.sqlite.pool ?? {};
+    const queryLimits = { ...(maxInFlight !== undefined ? { maxInFlight } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+    return openPgStorage({ url: database.url, instanceId: options.instanceId ?? newInstanceId(), log: options.log, queryLimits });
 }

@@ -12,6 +12,7 @@ import { PgMeta, pgDurability, pgStats } from './meta.js';
 import { PgOutbox } from './outbox.js';
 import { createPool, isConnectionError, rows } from './pool.js';
 import { runPgQuery } from './query/index.js';
+import { QueryGate, type PgQueryLimits } from './query/gate.js';
 import { migrate } from './schema.js';
 import { PgWebhookStore } from './webhook-store.js';
 import { GroupWriter } from './writer.js';
@@ -27,6 +28,8 @@ export interface PgStorageOptions {
     poolSize?: number;
     /** Per statement time limit (default 30 s). */
     statementTimeoutMs?: number;
+    /** Bounds of GET /logs queries (the `queryPool` start options): 503 beyond maxInFlight, 504 past timeoutMs. */
+    queryLimits?: PgQueryLimits;
 }
 
 /**
@@ -66,6 +69,8 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
     const outbox = new PgOutbox(pool, instanceId, settled);
     const backlog = new PgForwardBacklog(pool, instanceId, writer, settled);
     const meta = new PgMeta(pool);
+    // Queries hold at most half the main pool, so reads, claims and the feed always find a connection.
+    const queries = new QueryGate((q, signal, timeoutMs) => runPgQuery(pool, q, signal, timeoutMs), { maxRunning: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), ...options.queryLimits });
     // Every call that lost its connection marks the store unhealthy at once (the probe clears it).
     const watch = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
         async (...args: A): Promise<R> => {
@@ -85,7 +90,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
             getEntry: watch((id) => reads.getEntry(id)),
             webhookOf: watch((id) => reads.webhookOf(id)),
             idAtTimestamp: watch((webhookId, ts) => reads.idAtTimestamp(webhookId, ts)),
-            query: watch((q, signal) => runPgQuery(pool, q, signal)),
+            query: watch((q, signal) => queries.run(q, signal)),
             recordReplay: watch((eventId, record) => changes.recordReplay(eventId, record)),
             deleteEvents: watch((ids) => changes.deleteEvents(ids)),
             addTombstones: watch((ids) => changes.addTombstones(ids)),
@@ -113,7 +118,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         health: {
             backend: 'postgres',
             stats: watch(() => pgStats(pool, durability)),
-            queryStats: () => undefined,
+            queryStats: () => ({ ...queries.stats }),
             healthy: () => health.healthy(),
             problem: () => health.problem(),
             // PostgreSQL's autovacuum reuses and returns space by itself: nothing to do here.
