@@ -45,6 +45,12 @@ describe('webhook lifecycle', () => {
         const clock = new ManualClock();
         const svc = await startTestService({ input: { urlCount: 1, retentionHours: 1 }, clock, cleanupIntervalMs: 50 });
         try {
+            // Webhook records: rows of the database with PostgreSQL, files of the local key-value store with SQLite.
+            const shared = svc.deps.storage.webhooks;
+            const stored = async (): Promise<string[]> => shared
+                ? (await shared.list()).map((w) => w.id)
+                : (await (await import('node:fs/promises')).readdir(`${svc.dir}/key_value_stores/default`)).filter((f) => f.startsWith('webhook-'));
+            assert.equal((await stored()).length, 1, 'the webhook is stored while it lives');
             const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'before expiry' });
             assert.equal(res.status, 200);
             const list = await json<{ items: { id: string }[] }>(await svc.fetch('/logs'));
@@ -60,8 +66,7 @@ describe('webhook lifecycle', () => {
 
             // The periodic cleanup deletes its record (one per webhook) from the store.
             const records = await waitFor(async () => {
-                const files = await (await import('node:fs/promises')).readdir(`${svc.dir}/key_value_stores/default`);
-                const left = files.filter((f) => f.startsWith('webhook-'));
+                const left = await stored();
                 return left.length === 0 ? left : undefined;
             });
             assert.deepEqual(records, []);
