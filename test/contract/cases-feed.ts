@@ -43,6 +43,31 @@ export function feedCases(ctx: ContractContext): void {
             assert.deepEqual(heard, []);
         });
 
+        it('entriesOf gives the entries of the ids that exist, in the order asked, bodies over bodyLimit unread', async () => {
+            const s = ctx.storage();
+            await appendAll(s, [newEvent({ id: 'p' }), newEvent({ id: 'q', bodyKind: 'text', contentType: 'text/plain', bodyRaw: Buffer.from('Q'.repeat(3000)), size: 3000 }), newEvent({ id: 'r' })]);
+            await s.events.recordReplay('r', replay(1));
+            const got = await s.feed.entriesOf(['r', 'gone', 'q', 'p'], 1000);
+            assert.deepEqual(got.map((e) => e.id), ['r', 'q', 'p']);
+            assert.deepEqual(got[0]?.replays, [replay(1)], 'full entries, with replays');
+            assert.notEqual(got[1]?.body, 'Q'.repeat(3000), 'the large body is not carried');
+            assert.deepEqual(await s.feed.entriesOf([]), []);
+        });
+
+        it('onCommitted reports every commit, own ones too, in commit order, exactly when the feed orders the live stream', async () => {
+            const s = ctx.storage();
+            assert.equal(s.feed.ordersLive, ctx.shared);
+            const heard: string[] = [];
+            const stop = s.feed.onCommitted((ids) => heard.push(...ids));
+            const list = events('committed', 12);
+            await appendAll(s, list.slice(0, 6));
+            await Promise.all(list.slice(6).map((e) => s.events.append(e)));
+            if (s.feed.ordersLive) await eventually(async () => (heard.length >= list.length ? true : undefined), 10_000, 'every committed id');
+            else await new Promise((r) => setTimeout(r, 1200));
+            stop();
+            assert.deepEqual(heard, s.feed.ordersLive ? await feedOrder(s, 'committed-000') : []);
+        });
+
         if (!ctx.shared) return;
         it("onForeignEvents reports another instance's commits once each, in commit order, within seconds", async () => {
             const a = ctx.storage();
