@@ -143,10 +143,17 @@ export class LiveHub {
             client.resuming = false;
             if (fresh.length > 0) this.write(client, fresh.map((p) => p.frame).join(''));
         };
-        resume(res, lastEventId, { feed: this.storage.feed, baseUrl: this.baseUrl(), limit: resumeLimit, slackBytes, hold, goLive }).catch((error: unknown) => {
+        resume(res, lastEventId, { feed: this.storage.feed, baseUrl: this.baseUrl(), limit: resumeLimit, slackBytes, settle: () => this.settle(), hold, goLive }).catch((error: unknown) => {
             this.log.warn('live-stream resume failed', { error: String(error) });
             res.destroy();
         });
+    }
+
+    /** Resolves once every event committed so far is published (the storage feed read and its batches out). */
+    private async settle(): Promise<void> {
+        if (!this.ordered) return;
+        await this.storage.feed.caughtUp();
+        await this.feedTurn.catch(() => undefined);
     }
 
     /** Throws the spec's 503 when no client slot is free. */

@@ -20,6 +20,11 @@ export interface ResumeOptions {
     /** Unread bytes the resume leaves in the socket before it waits for the reader. */
     slackBytes: number;
     /**
+     * Resolves once the hub has published every event committed so far (a shared database's feed
+     * may lag): the frames it holds after that all come after this client's Last-Event-ID.
+     */
+    settle(): Promise<void>;
+    /**
      * Caught up: from now on the hub keeps this client's live frames instead of skipping them, so an
      * event that commits while the last read is in flight reaches the client one way or the other.
      */
@@ -37,7 +42,8 @@ export interface ResumeOptions {
  * nothing lost and nothing sent twice. Reads are asynchronous (a shared database): once a page
  * comes back short, the hub holds the client's live frames and one more page is read, so an event
  * committed during the previous read is in that page or among the held frames (the hub drops the
- * held ones storage sent).
+ * held ones storage sent). Before it holds, the hub publishes what its feed has not yet (`settle`), so
+ * a lagging feed never sends a held frame from before the Last-Event-ID.
  */
 export async function resume(res: ServerResponse, lastEventId: string, o: ResumeOptions): Promise<void> {
     const sent = new Set<string>();
@@ -67,6 +73,8 @@ export async function resume(res: ServerResponse, lastEventId: string, o: Resume
         if (text) res.write(text);
         if (page.length < want && res.writableLength <= o.slackBytes) {
             if (holding) return o.goLive(sent);
+            await o.settle();
+            if (res.destroyed || res.writableEnded) return;
             holding = true;
             o.hold();
             continue;

@@ -108,6 +108,11 @@ export interface LiveFeed {
      * after each commit; only when `ordersLive`. Returns the unsubscribe function.
      */
     onCommitted(listener: (ids: string[]) => void): () => void;
+    /**
+     * Resolves once `onCommitted` has delivered every event committed before the call (at once when
+     * not `ordersLive`; after a few seconds at most when the feed cannot read).
+     */
+    caughtUp(): Promise<void>;
     /** The full entries of those of `ids` that exist, in the order given; bodies over `bodyLimit` unread (as entriesAfter). */
     entriesOf(ids: readonly string[], bodyLimit?: number): Promise<LogEntry[]>;
 }

@@ -27,9 +27,11 @@ type FeedRow = { seq: string | number; id: string; origin: string | null };
  * and after each reconnect (a notification may be lost while the connection is down). Starts at the
  * newest event when it starts; never throws out of its handlers; reconnects by itself.
  */
-export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted'> {
+export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' | 'caughtUp'> {
     private readonly listeners = new Set<Listener>();
     private readonly committed = new Set<Listener>();
+    /** caughtUp() calls waiting for the feed to pass a position. */
+    private waiters: { seq: number; done: () => void }[] = [];
     private readonly pollMs: number;
     private readonly maxBackoffMs: number;
     private readonly readTimeoutMs: number;
@@ -60,6 +62,23 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted'>
     onForeignEvents(listener: Listener): () => void {
         this.listeners.add(listener);
         return () => void this.listeners.delete(listener);
+    }
+
+    /** Resolves once every event committed before the call has been handed out (3 s at most). */
+    async caughtUp(): Promise<void> {
+        let target: number;
+        try {
+            const { rows } = await this.pool.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events');
+            target = Number(rows[0]?.seq ?? 0);
+        } catch {
+            return;
+        }
+        if (this.closed || (this.last ?? 0) >= target) return;
+        await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 3000);
+            this.waiters.push({ seq: target, done: () => (clearTimeout(timer), resolve()) });
+            this.wake();
+        });
     }
 
     onCommitted(listener: Listener): () => void {
@@ -147,12 +166,22 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted'>
                 if (this.committed.size > 0) this.emit(this.committed, rows.map((row) => row.id));
                 const foreign = rows.filter((row) => row.origin !== this.instanceId).map((row) => row.id);
                 if (foreign.length > 0 && this.listeners.size > 0) this.emit(this.listeners, foreign);
+                this.release();
                 if (rows.length < BATCH) return;
             }
         } catch (error) {
             if (isConnectionError(error)) this.lost(client, error as Error);
             else this.log.warn('live feed: reading new events failed', { error: error instanceof Error ? error.message : String(error) });
         }
+    }
+
+    /** Resolves the caughtUp() calls the feed has now passed. */
+    private release(): void {
+        if (this.waiters.length === 0) return;
+        const last = this.last ?? 0;
+        const due = this.waiters.filter((w) => w.seq <= last);
+        this.waiters = this.waiters.filter((w) => w.seq > last);
+        for (const w of due) w.done();
     }
 
     private emit(listeners: Set<Listener>, ids: string[]): void {

@@ -112,6 +112,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
             // Several instances commit: the feed is the one order every instance streams in.
             ordersLive: true,
             onCommitted: (listener) => feed.onCommitted(listener),
+            caughtUp: () => feed.caughtUp(),
             entriesOf: watch((ids, bodyLimit) => reads.entriesOf(ids, bodyLimit)),
         },
         meta: { getMeta: watch((key) => meta.getMeta(key)), setMeta: watch((key, value) => meta.setMeta(key, value)) },

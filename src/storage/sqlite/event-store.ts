@@ -257,6 +257,8 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
         return NO_UNSUBSCRIBE;
     }
 
+    async caughtUp(): Promise<void> {}
+
     healthy(): boolean {
         return this.problem() === undefined;
     }
