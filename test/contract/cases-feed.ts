@@ -68,6 +68,17 @@ export function feedCases(ctx: ContractContext): void {
             assert.deepEqual(heard, s.feed.ordersLive ? await feedOrder(s, 'committed-000') : []);
         });
 
+        it('caughtUp resolves once onCommitted has delivered every event committed before the call', async () => {
+            const s = ctx.storage();
+            const heard: string[] = [];
+            const stop = s.feed.onCommitted((ids) => heard.push(...ids));
+            const list = events('caught', 30);
+            await Promise.all(list.map((e) => s.events.append(e)));
+            await s.feed.caughtUp();
+            stop();
+            assert.deepEqual([...heard].sort(), s.feed.ordersLive ? list.map((e) => e.id).sort() : []);
+        });
+
         if (!ctx.shared) return;
         it("onForeignEvents reports another instance's commits once each, in commit order, within seconds", async () => {
             const a = ctx.storage();
