@@ -70,7 +70,7 @@ export class EventReads {
 
     async idAtTimestamp(webhookId: string, ts: number): Promise<string | undefined> {
         if (!storable(webhookId)) return undefined;
-        const [row] = await rows<{ id: string }>(this.pool, 'SELECT id FROM events WHERE webhook_id = $1 AND ts = $2 ORDER BY id DESC LIMIT 1', [webhookId, ts]);
+        const [row] = await rows<{ id: string }>(this.pool, 'SELECT id FROM events WHERE webhook_id COLLATE "C" = $1 AND ts = $2 ORDER BY id COLLATE "C" DESC LIMIT 1', [webhookId, ts]);
         return row?.id;
     }
 

@@ -45,8 +45,10 @@ const DDL = [
         origin text
     )`,
     // Sorts and filters have the query engine's indexes (QUERY_INDEX_DDL, under the "C" collation);
-    // SQLite's own b-trees would only duplicate them and slow every insert. These serve point reads.
-    'CREATE INDEX IF NOT EXISTS events_webhook_ts ON events (webhook_id, ts, id)',
+    // SQLite's own b-trees would only duplicate them and slow every insert. Point reads use them too
+    // (idAtTimestamp: events_q_webhook); the former (webhook_id, ts, id) index under the database's
+    // collation served no query and cost every insert, so a database that has it drops it.
+    'DROP INDEX IF EXISTS events_webhook_ts',
     `CREATE INDEX IF NOT EXISTS events_offloaded ON events (seq) WHERE body_kind = 'offloaded'`,
     'CREATE TABLE IF NOT EXISTS bodies (seq bigint PRIMARY KEY, text text, raw bytea)',
     'CREATE TABLE IF NOT EXISTS replays (id bigserial PRIMARY KEY, event_id text NOT NULL, data text NOT NULL)',
