@@ -68,6 +68,8 @@ let counter = 0;
 /**
  * Starts a new cluster: initdb in a temp folder, then `postgres` on a free loopback port with its
  * socket in that folder. `fsync` is on unless `fast` (tests that do not measure durability may skip it).
+ * Commits stay synchronous either way: the WAL reaches the OS before a commit returns, so a killed
+ * server (`kill()`) keeps every commit; only a crash of the machine could lose them in `fast` mode.
  * `settings` adds `name=value` server settings (e.g. `shared_preload_libraries=pg_stat_statements` for a bench).
  */
 export async function startPgServer(options: { fast?: boolean; settings?: string[] } = {}): Promise<PgServer> {
@@ -82,7 +84,7 @@ export async function startPgServer(options: { fast?: boolean; settings?: string
     const port = await freePort();
     let child: ChildProcess | undefined;
     let log = '';
-    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=128MB', ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...(options.settings ?? []).flatMap((s) => ['-c', s])];
+    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=128MB', ...(options.fast ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []), ...(options.settings ?? []).flatMap((s) => ['-c', s])];
     const url = (db = 'postgres'): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
 
     const launch = async (): Promise<void> => {

@@ -15,13 +15,19 @@ let nextSeq = 1;
 /** Commits events in one transaction, with the wake-up NOTIFY unless `notify` is false. */
 async function commit(pool: pg.Pool, events: { id: string; origin: string }[], notify = true): Promise<void> {
     const client = await pool.connect();
+    const first = nextSeq;
     try {
         await client.query('BEGIN');
-        for (const e of events) await client.query('INSERT INTO events (seq, id, origin) VALUES ($1, $2, $3)', [nextSeq++, e.id, e.origin]);
+        for (const [i, e] of events.entries()) await client.query('INSERT INTO events (seq, id, origin) VALUES ($1, $2, $3)', [first + i, e.id, e.origin]);
         if (notify) await client.query('NOTIFY whd_events');
         await client.query('COMMIT');
-    } finally {
+        nextSeq = first + events.length;
         client.release();
+    } catch (error) {
+        // A connection that failed mid-transaction (a killed server) is destroyed, not handed back to
+        // the pool in an aborted transaction where the next commit would fail.
+        client.release(error instanceof Error ? error : true);
+        throw error;
     }
 }
 
