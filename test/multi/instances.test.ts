@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
-import { getJson, listAllLogs, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { pgTestsCanRun } from '../helpers/pg-server.js';
+import { getJson, listAllLogs, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { useInstances } from './fixture.js';
 import { openRawSse, type RawSse } from '../stream/sse-client.js';
 
 // Several real instances (`node dist/main.js` processes) on one real PostgreSQL server: the
@@ -48,29 +49,11 @@ async function listedTag(svc: ServiceProcess, tag: string): Promise<{ id: string
 
 // Each case starts two service processes, which takes 10–25 s on a loaded 2-core machine.
 describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 180_000 }, () => {
-    let pg: PgServer;
-    const started: ServiceProcess[] = [];
-    const startInstance = async (url: string, input: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ServiceProcess> => {
-        const svc = await startServiceProcess({ input: { urlCount: 1, ...input }, env: { DATABASE_URL: url, ...SSRF, ...env }, readyTimeoutMs: 60_000 });
-        started.push(svc);
-        return svc;
-    };
-
-    beforeAll(async () => {
-        pg = await startPgServer({ fast: true });
-    }, 60_000);
-    afterEach(async () => {
-        for (const svc of started.splice(0)) {
-            await svc.stop();
-            await removeDir(svc.dir);
-        }
-    });
-    afterAll(async () => {
-        await pg?.stop();
-    });
+    const fx = useInstances();
+    const startInstance = (url: string, input: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ServiceProcess> => fx.startInstance(url, input, { ...SSRF, ...env });
 
     it('two instances started together create urlCount webhooks in all, and serve the same ones', async () => {
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const [a, b] = await Promise.all([startInstance(url, { urlCount: 3 }), startInstance(url, { urlCount: 3 })]);
         const [idsA, idsB] = await Promise.all([webhookIds(a!), webhookIds(b!)]);
         assert.equal(idsA.length, 3);
@@ -78,7 +61,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     });
 
     it('lists on one instance, within 1 s, a capture the other answered; and streams it there within 1 s', async () => {
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const a = await startInstance(url);
         const b = await startInstance(url);
         const [webhook] = await webhookIds(a);
@@ -100,7 +83,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     });
 
     it('resumes a stream on another instance from a Last-Event-ID given by the first', async () => {
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const a = await startInstance(url);
         const b = await startInstance(url);
         const [webhook] = await webhookIds(a);
@@ -125,7 +108,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     it('records a replay made through one instance on the event, as both serve it', async () => {
         const receiver = await startReceiver();
         try {
-            const url = await pg.createDatabase();
+            const url = await fx.pg.createDatabase();
             const a = await startInstance(url);
             const b = await startInstance(url);
             const [webhook] = await webhookIds(a);
@@ -143,7 +126,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     });
 
     it('keeps every capture a SIGKILLed instance acknowledged under 16 concurrent senders', async () => {
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const a = await startInstance(url);
         const b = await startInstance(url);
         const [webhook] = await webhookIds(a);
@@ -178,13 +161,13 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     });
 
     it('answers 503 while the database is away, and recovers by itself without losing an acknowledged capture', async () => {
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const a = await startInstance(url);
         const b = await startInstance(url);
         const [webhook] = await webhookIds(a);
         const acknowledged: string[] = [];
         for (let i = 0; i < 5; i++) if ((await capture(a, webhook!, `before-${i}`)) === 200) acknowledged.push(`before-${i}`);
-        await pg.pause();
+        await fx.pg.pause();
         try {
             for (const svc of [a, b]) {
                 const res = await svc.fetch(`/webhook/${webhook}`, { method: 'POST', body: 'while-away' });
@@ -199,7 +182,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
                 }, { timeoutMs: 10_000, what: '/ready to answer 503' });
             }
         } finally {
-            await pg.resume();
+            await fx.pg.resume();
         }
         for (const svc of [a, b]) {
             await waitFor(async () => {
@@ -217,7 +200,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
     it('forwards every capture exactly once with two instances taking captures', async () => {
         const receiver = await startReceiver();
         try {
-            const url = await pg.createDatabase();
+            const url = await fx.pg.createDatabase();
             const input = { forwardUrl: receiver.url };
             const a = await startInstance(url, input);
             const b = await startInstance(url, input);
@@ -240,7 +223,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
         const port = (parked.address() as AddressInfo).port;
         await new Promise<void>((r) => parked.close(() => r()));
         const target = `http://127.0.0.1:${port}/fwd`;
-        const url = await pg.createDatabase();
+        const url = await fx.pg.createDatabase();
         const input = { forwardUrl: target, replayMaxRetries: 5 };
         const a = await startInstance(url, input);
         const b = await startInstance(url, input);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
-import { removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { describe, it } from 'vitest';
+import { pgTestsCanRun } from '../helpers/pg-server.js';
+import { webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { useInstances } from './fixture.js';
 import { openRawSse } from '../stream/sse-client.js';
 
 // Regression: with a shared database an instance streamed its own captures at once and the other
@@ -27,29 +28,12 @@ async function sendMany(svc: ServiceProcess, webhook: string, prefix: string, co
 }
 
 describe.skipIf(!available)('live stream order across instances', { timeout: 240_000 }, () => {
-    let pg: PgServer;
-    const started: ServiceProcess[] = [];
-
-    beforeAll(async () => {
-        pg = await startPgServer({ fast: true });
-    }, 60_000);
-    afterEach(async () => {
-        for (const svc of started.splice(0)) {
-            await svc.stop();
-            await removeDir(svc.dir);
-        }
-    });
-    afterAll(async () => {
-        await pg?.stop();
-    });
+    const fx = useInstances();
 
     it('streams local and foreign captures in commit order, so a resume from any streamed id on the other instance misses nothing', async () => {
-        const url = await pg.createDatabase();
-        const start = (): Promise<ServiceProcess> => startServiceProcess({ input: { urlCount: 1 }, env: { DATABASE_URL: url }, readyTimeoutMs: 60_000 });
-        const a = await start();
-        started.push(a);
-        const b = await start();
-        started.push(b);
+        const url = await fx.pg.createDatabase();
+        const a = await fx.startInstance(url);
+        const b = await fx.startInstance(url);
         const [webhook] = await webhookIds(a);
         const live = await openRawSse(`${a.url}/log-stream`);
         let streamed: string[];
