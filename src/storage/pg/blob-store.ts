@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 import type { BlobStore, BlobWriter } from '../blob-store.js';
 import { BLOB_CHUNK, PgBlobWriter } from './blob-writer.js';
 import { storeError } from './pool.js';
-import { guarded } from './unavailable.js';
+import { guarded } from './pool.js';
 
 /** Tables of PgBlobStore; the migration runs them (idempotent). */
 export const BLOB_DDL: string[] = [

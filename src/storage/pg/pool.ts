@@ -58,6 +58,15 @@ export function storeError(error: unknown): unknown {
     return error;
 }
 
+/** Runs `fn`, turning a connection problem into StoreUnavailableError. */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+        return await fn();
+    } catch (error) {
+        throw storeError(error);
+    }
+}
+
 /** Rows of one statement; a lost connection rejects with StoreUnavailableError. */
 export async function rows<R>(pool: pg.Pool, sql: string, params: unknown[] = []): Promise<R[]> {
     try {
@@ -72,12 +81,7 @@ export async function rows<R>(pool: pg.Pool, sql: string, params: unknown[] = []
  * returned to the pool; a lost connection rejects with StoreUnavailableError.
  */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-        client = await pool.connect();
-    } catch (error) {
-        throw storeError(error);
-    }
+    const client = await guarded(() => pool.connect());
     // Between statements an error event has no query to reject: without a listener it would crash.
     let broken: Error | undefined;
     const onError = (error: Error): void => {

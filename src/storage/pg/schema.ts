@@ -4,7 +4,7 @@ import { APPEND_FUNCTION_DDL } from './insert.js';
 import { QUERY_INDEX_DDL } from './query-indexes.js';
 import { LOCKS } from './keys.js';
 import { WEBHOOK_DDL } from './webhook-store.js';
-import { storeError } from './pool.js';
+import { guarded, storeError } from './pool.js';
 
 /** Bumped when the DDL below changes incompatibly. */
 export const SCHEMA_VERSION = 1;
@@ -70,12 +70,7 @@ const DDL = [
  * started together take turns and each finds the schema complete after its turn.
  */
 export async function migrate(pool: pg.Pool): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-        client = await pool.connect();
-    } catch (error) {
-        throw storeError(error);
-    }
+    const client = await guarded(() => pool.connect());
     let failed: unknown;
     const onError = (error: Error): void => {
         failed = error;

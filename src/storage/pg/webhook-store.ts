@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Webhook } from '../types.js';
 import type { WebhookStore } from '../webhook-store.js';
 import { storeError } from './pool.js';
-import { guarded } from './unavailable.js';
+import { guarded } from './pool.js';
 
 /** Table of PgWebhookStore; the migration runs it (idempotent). */
 export const WEBHOOK_DDL: string[] = ['CREATE TABLE IF NOT EXISTS webhooks (id text PRIMARY KEY, data text NOT NULL, updated_at bigint)'];

@@ -3,7 +3,7 @@ import { BadRequestError } from '../../../errors.js';
 import type { LogsPage, LogsQuery } from '../../query-types.js';
 import { totalOrder } from '../../sort-order.js';
 import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
-import { storeError } from '../unavailable.js';
+import { guarded, storeError } from '../pool.js';
 import { cachedCount, type CountShape } from './count-cache.js';
 import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCursorError } from './order.js';
 import { mayProbe, probeCap } from './plan.js';
@@ -70,12 +70,7 @@ export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSign
     if (signal?.aborted) throw queryCancelled();
     const statements = buildStatements(q);
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
-    let client: pg.PoolClient;
-    try {
-        client = await pool.connect();
-    } catch (error) {
-        throw storeError(error);
-    }
+    const client = await guarded(() => pool.connect());
     let failed: Error | undefined;
     const work = answer(pool, client, q, statements, deadline).catch(async (error: unknown) => {
         await client.query('ROLLBACK').catch((e: unknown) => (failed = e instanceof Error ? e : new Error(String(e))));
