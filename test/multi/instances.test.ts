@@ -41,6 +41,15 @@ async function capture(svc: ServiceProcess, webhook: string, tag: string): Promi
     return res.status;
 }
 
+/** Waits until GET /ready on `svc` answers `status`. */
+async function readyAnswers(svc: ServiceProcess, status: number, timeoutMs: number): Promise<void> {
+    await waitFor(async () => {
+        const ready = await svc.fetch('/ready');
+        await ready.arrayBuffer();
+        return ready.status === status ? true : undefined;
+    }, { timeoutMs, what: `/ready to answer ${status}` });
+}
+
 /** The log item whose body carries `tag`, as listed by `svc` (a body substring filter). */
 async function listedTag(svc: ServiceProcess, tag: string): Promise<{ id: string } | undefined> {
     const page = await getJson<{ items: { id: string }[] }>(svc, `/logs?body=${encodeURIComponent(tag)}&limit=2`);
@@ -175,22 +184,12 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
                 assert.ok(res.headers.get('retry-after'), 'with Retry-After');
                 assert.match(res.headers.get('content-type') ?? '', /json/);
                 await res.arrayBuffer();
-                await waitFor(async () => {
-                    const ready = await svc.fetch('/ready');
-                    await ready.arrayBuffer();
-                    return ready.status === 503 ? true : undefined;
-                }, { timeoutMs: 10_000, what: '/ready to answer 503' });
+                await readyAnswers(svc, 503, 10_000);
             }
         } finally {
             await fx.pg.resume();
         }
-        for (const svc of [a, b]) {
-            await waitFor(async () => {
-                const ready = await svc.fetch('/ready');
-                await ready.arrayBuffer();
-                return ready.status === 200 ? true : undefined;
-            }, { timeoutMs: 20_000, what: '/ready to answer 200 again' });
-        }
+        for (const svc of [a, b]) await readyAnswers(svc, 200, 20_000);
         for (let i = 0; i < 5; i++) if ((await capture(b, webhook!, `after-${i}`)) === 200) acknowledged.push(`after-${i}`);
         assert.equal(acknowledged.length, 10, 'both instances take captures again');
         for (const tag of acknowledged) assert.ok(await listedTag(a, tag), `${tag} is stored`);
