@@ -1,14 +1,5 @@
 import { AppError } from '../../errors.js';
-
-/** The error of a query whose caller went away (nobody reads it; it ends the work). */
-export function queryCancelled(): AppError {
-    return new AppError(499, 'The query was cancelled: its client went away');
-}
-
-/** The error of a query stopped by the pool's time limit. */
-export function queryTimedOut(timeoutMs: number): AppError {
-    return new AppError(504, `The query did not finish within the ${timeoutMs / 1000} s time limit and was stopped; narrow it with more selective filters (webhookId, a time range, a status) and retry`, { timeLimitMs: timeoutMs });
-}
+import { queryCancelled, queryTimedOut } from '../query-errors.js';
 
 /**
  * One query in the pool, from admission to answer: its time limit and its caller's AbortSignal.

@@ -4,7 +4,8 @@ import { startSiblingWorker } from '../../lib/worker-url.js';
 import type { LogsPage, LogsQuery } from '../query-types.js';
 import { CountCache, epochKey } from './query/count-cache.js';
 import { finishPass, mergePasses, restoreBuffers, splitRange, type CountRequest } from './query/pass.js';
-import { QueryJob, queryCancelled } from './query-job.js';
+import { queryCancelled, queryRefused } from '../query-errors.js';
+import { QueryJob } from './query-job.js';
 import type { QueryCancel, QueryReply, QueryRequest, QueryWorkerData } from './query-worker.js';
 
 interface Slot {
@@ -88,7 +89,7 @@ export class QueryPool {
         if (signal?.aborted) throw queryCancelled();
         if (this.inFlight >= this.limits.maxInFlight) {
             this.stats.refused++;
-            throw new AppError(503, `Too many queries in progress (at most ${this.limits.maxInFlight} run or wait at once); retry shortly`, {}, { 'Retry-After': '1' });
+            throw queryRefused(this.limits.maxInFlight);
         }
         this.inFlight++;
         const job = new QueryJob(this.limits.timeoutMs, signal, (reason) => {

@@ -1,6 +1,6 @@
 import { AppError } from '../../../errors.js';
 import type { LogsPage, LogsQuery } from '../../query-types.js';
-import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
+import { queryCancelled, queryRefused, queryTimedOut } from '../../query-errors.js';
 import { PG_QUERY_TIMEOUT_MS } from './run.js';
 
 /** Bounds of PostgreSQL queries, as the SQLite pool takes them (QueryPoolOptions, POOL_LIMITS). */
@@ -46,7 +46,7 @@ export class QueryGate {
         if (signal?.aborted) throw queryCancelled();
         if (this.inFlight >= this.maxInFlight) {
             this.stats.refused++;
-            throw new AppError(503, `Too many queries in progress (at most ${this.maxInFlight} run or wait at once); retry shortly`, {}, { 'Retry-After': '1' });
+            throw queryRefused(this.maxInFlight);
         }
         this.inFlight++;
         const stop = new AbortController();

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { BadRequestError } from '../../../errors.js';
 import type { LogsPage, LogsQuery } from '../../query-types.js';
 import { totalOrder } from '../../sort-order.js';
-import { queryCancelled, queryTimedOut } from '../../sqlite/query-job.js';
+import { queryCancelled, queryTimedOut } from '../../query-errors.js';
 import { guarded, storeError } from '../pool.js';
 import { cachedCount, type CountShape } from './count-cache.js';
 import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCursorError } from './order.js';
