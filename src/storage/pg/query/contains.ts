@@ -1,7 +1,5 @@
+import { containsPattern, rarestAt } from '../../like-needle.js';
 import type { Params } from './params.js';
-
-/** LIKE pattern for "contains `text`", with %, _ and the escape character (backslash, PostgreSQL's default) escaped. */
-export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 // SQLite reads a LIKE pattern up to its first NUL: "%ab\0cd%" is "%ab", which means "ends with ab".
 // PostgreSQL text cannot hold NUL at all, so the pattern is cut the same way here, and the same
@@ -9,15 +7,6 @@ export const containsPattern = (text: string): string => `%${text.replace(/[\\%_
 const cutAtNul = (pattern: string): string => {
     const at = pattern.indexOf('\u0000');
     return at === -1 ? pattern : pattern.slice(0, at);
-};
-
-// The same choice of a rarest character as the SQLite backend (sqlite/query/contains.ts), so a
-// needle with a NUL is cut into the same two patterns and matches the same rows.
-const COMMON_FIRST = ' "e:,taoinsrhld0123456789cumfpgwybv.-/kjxqz';
-const rarity = (ch: string): number => {
-    if (ch === '%' || ch === '_' || ch === '\\' || ch.charCodeAt(0) >= 0x80) return -1;
-    const at = COMMON_FIRST.indexOf(ch.toLowerCase());
-    return at === -1 ? COMMON_FIRST.length : at;
 };
 
 /**
@@ -29,8 +18,8 @@ const rarity = (ch: string): number => {
 export function containsCondition(column: string, text: string, p: Params): string {
     const whole = `${column} ILIKE ${p.bind(cutAtNul(containsPattern(text)), 'text')}`;
     if (!text.includes('\u0000')) return whole;
-    let rarest = 0;
-    for (let i = 1; i < text.length; i++) if (rarity(text[i]!) > rarity(text[rarest]!)) rarest = i;
+    // SQLite's rarest character (storage/like-needle.ts), so a needle with a NUL is cut into the same two patterns.
+    const rarest = rarestAt(text);
     if (rarest === 0) return whole;
     return `(${column} ILIKE ${p.bind(cutAtNul(containsPattern(text.slice(rarest))), 'text')} AND ${whole})`;
 }

@@ -1,13 +1,7 @@
+import { containsPattern, rarestAt } from '../../like-needle.js';
+
 /** Binds a value and returns its SQL parameter name. */
 export type Bind = (value: unknown) => string;
-
-/** LIKE pattern for "contains `text`", with %, _ and the escape character escaped. */
-export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-// Case-folded ASCII from common to rare in JSON webhook payloads (English letter frequency, digits
-// and JSON punctuation first); other ASCII counts as rarest. LIKE cannot skip ahead to an escaped
-// (%, _, \) or non-ASCII character, so those are never picked.
-const COMMON_FIRST = ' "e:,taoinsrhld0123456789cumfpgwybv.-/kjxqz';
 
 /**
  * "`column` contains `text`", ignoring ASCII case, with LIKE. SQLite's LIKE skips ahead with strcspn
@@ -17,14 +11,7 @@ const COMMON_FIRST = ' "e:,taoinsrhld0123456789cumfpgwybv.-/kjxqz';
  */
 export function containsCondition(column: string, text: string, bind: Bind): string {
     const whole = `${column} LIKE ${bind(containsPattern(text))} ESCAPE '\\'`;
-    let rarest = 0;
-    for (let i = 1; i < text.length; i++) if (rarity(text[i]!) > rarity(text[rarest]!)) rarest = i;
+    const rarest = rarestAt(text);
     if (rarest === 0) return whole;
     return `(${column} LIKE ${bind(containsPattern(text.slice(rarest)))} ESCAPE '\\' AND ${whole})`;
 }
-
-const rarity = (c: string): number => {
-    if (c === '%' || c === '_' || c === '\\' || c.charCodeAt(0) >= 0x80) return -1;
-    const at = COMMON_FIRST.indexOf(c.toLowerCase());
-    return at === -1 ? COMMON_FIRST.length : at;
-};
