@@ -23,6 +23,7 @@ function metricsHandler(deps: AppDeps) {
                 backend: health.backend,
                 eventsStored: stats.eventsStored,
                 offloadedPayloads: stats.offloadedPayloads,
+                unindexed: stats.unindexed ?? 0,
                 databaseBytes: stats.databaseBytes,
                 durability: stats.durability,
                 healthy: health.healthy(),

@@ -17,6 +17,8 @@ export interface StoreStats {
     /** Captures waiting to be forwarded (or in flight). */
     forwardBacklog: number;
     offloadedPayloads: number;
+    /** Stored events not yet in the query indexes (PostgreSQL's inbox; SQLite indexes in the commit). Queries see them all the same. */
+    unindexed?: number;
     databaseBytes: number;
     /** How commits are made durable, as the database reports it: `full` fsyncs each group commit. */
     durability: SyncMode | 'other';

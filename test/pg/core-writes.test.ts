@@ -3,6 +3,7 @@ import pg_ from 'pg';
 import { describe, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openPgStorage } from '../../src/storage/pg/index.js';
+import { SCHEMA_VERSION } from '../../src/storage/pg/schema.js';
 import { events, feedOrder, newEvent, T0 } from '../contract/factory.js';
 import { pgCoreRuns, useCoreServer } from './core-pg.js';
 
@@ -15,7 +16,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         await Promise.all(stores.map((s, i) => s.events.append(newEvent({ id: `m-${i}` }))));
         for (const s of stores) assert.deepEqual((await s.events.getEntry('m-2')).id, 'm-2');
         const [version] = await pg.sql(url, `SELECT value FROM meta WHERE key = 'schema_version'`);
-        assert.equal(version?.value, '1');
+        assert.equal(version?.value, String(SCHEMA_VERSION));
         const [trgm] = await pg.sql(url, `SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'pg_trgm'`);
         assert.equal(trgm?.n, 1, 'pg_trgm is installed');
         // A later start finds everything in place.
@@ -36,7 +37,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         assert.ok(commits < 100, `300 appends took ${commits} commits`);
         const order = await feedOrder(s, 'first');
         assert.deepEqual(order.slice(1), list.map((e) => e.id), 'appends made in one turn are stored in call order');
-        const seqs = await pg.sql(url, 'SELECT seq::int AS seq FROM events ORDER BY seq');
+        const seqs = await pg.sql(url, 'SELECT seq::int AS seq FROM events_all ORDER BY seq');
         assert.deepEqual(seqs.map((r) => r.seq), Array.from({ length: 301 }, (_, i) => i + 1), 'positions without gaps');
     });
 
@@ -69,7 +70,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         assert.equal(seen.length, 801, 'every event once');
         assert.equal(new Set(seen).size, 801);
         assert.deepEqual(seen, await feedOrder(reader, 'anchor'), 'the tail saw the final order');
-        const origins = await pg.sql(url, `SELECT origin, count(*)::int AS n FROM events GROUP BY origin ORDER BY origin`);
+        const origins = await pg.sql(url, `SELECT origin, count(*)::int AS n FROM events_all GROUP BY origin ORDER BY origin`);
         assert.deepEqual(origins, [{ origin: 'ta', n: 401 }, { origin: 'tb', n: 400 }]);
     });
 
@@ -81,7 +82,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         await s.close();
         const results = await Promise.allSettled(appends);
         assert.deepEqual(results.filter((r) => r.status === 'rejected'), []);
-        const [count] = await pg.sql(url, 'SELECT count(*)::int AS n FROM events');
+        const [count] = await pg.sql(url, 'SELECT count(*)::int AS n FROM events_all');
         assert.equal(count?.n, 200);
         await assert.rejects(s.events.append(newEvent({ id: 'late' })), /closed/);
         const [instance] = await pg.sql(url, `SELECT count(*)::int AS n FROM instances WHERE id = 'c1'`);

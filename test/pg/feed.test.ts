@@ -7,7 +7,8 @@ import { pgTestsRun, usePgServer } from './aux-pg.js';
 
 // The columns the feed reads, as in pg-core's schema (seq, id, origin); the tests write them by
 // hand and send the NOTIFY a group commit sends.
-const EVENTS_DDL = ['CREATE TABLE IF NOT EXISTS events (seq bigint PRIMARY KEY, id text NOT NULL UNIQUE, origin text)'];
+// The feed reads the events_all view (storage/pg/inbox.ts); here over one table of its own.
+const EVENTS_DDL = ['CREATE TABLE IF NOT EXISTS events (seq bigint PRIMARY KEY, id text NOT NULL UNIQUE, origin text)', 'CREATE OR REPLACE VIEW events_all AS SELECT * FROM events'];
 const ME = 'instance-me';
 const OTHER = 'instance-other';
 
@@ -136,7 +137,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         await commit(pool, [{ id: 'g1', origin: OTHER }]);
         await waitFor('g1', () => got.length >= 1, 1000);
         // The server process of the feed's connection: the one that runs the feed's read.
-        const { rows } = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT seq, id, origin FROM events%'`);
+        const { rows } = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT seq, id, origin FROM events_all%'`);
         assert.equal(rows.length, 1);
         const pid = rows[0]!.pid;
         process.kill(pid, 'SIGSTOP');

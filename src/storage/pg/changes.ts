@@ -29,7 +29,7 @@ export class EventChanges {
                 await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.events]);
                 // An id PostgreSQL cannot store (U+0000) is never imported.
                 const ids = events.map((e) => e.id).filter(storable);
-                const { rows } = await client.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1) UNION ALL SELECT id FROM deleted WHERE id = ANY($1)', [ids]);
+                const { rows } = await client.query<{ id: string }>('SELECT id FROM events_all WHERE id = ANY($1) UNION ALL SELECT id FROM deleted WHERE id = ANY($1)', [ids]);
                 const seen = new Set(rows.map((r) => r.id));
                 const records = [];
                 for (const event of events) {
@@ -47,7 +47,7 @@ export class EventChanges {
     async recordReplay(eventId: string, record: ReplayRecord): Promise<void> {
         if (!storable(eventId)) return;
         await transaction(this.pool, async (client) => {
-            await client.query('INSERT INTO replays (event_id, data) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM events WHERE id = $1)', [eventId, JSON.stringify(record)]);
+            await client.query('INSERT INTO replays (event_id, data) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM events_all WHERE id = $1)', [eventId, JSON.stringify(record)]);
             await client.query(
                 `DELETE FROM replays WHERE event_id = $1 AND id <= (SELECT id FROM replays WHERE event_id = $1 ORDER BY id DESC LIMIT 1 OFFSET ${REPLAY_HISTORY})`,
                 [eventId],
@@ -66,7 +66,7 @@ export class EventChanges {
             // An outcome reached after its event was deleted is not kept.
             await client.query(
                 `INSERT INTO forwards (event_id, data) SELECT u.id, u.data FROM unnest($1::text[], $2::text[]) AS u(id, data)
-                 WHERE EXISTS (SELECT 1 FROM events WHERE id = u.id) ON CONFLICT (event_id) DO UPDATE SET data = excluded.data`,
+                 WHERE EXISTS (SELECT 1 FROM events_all WHERE id = u.id) ON CONFLICT (event_id) DO UPDATE SET data = excluded.data`,
                 [ids, [...latest.values()]],
             );
             await client.query('DELETE FROM forward_backlog WHERE event_id = ANY($1)', [ids]);
@@ -78,11 +78,16 @@ export class EventChanges {
         const ids = all.filter(storable);
         if (ids.length === 0) return { deleted: 0, blobKeys: [] };
         return transaction(this.pool, async (client) => {
-            const { rows } = await client.query<{ seq: number; id: string; blob_key: string | null; size: number }>('DELETE FROM events WHERE id = ANY($1) RETURNING seq, id, blob_key, size', [[...ids]]);
+            // Not while the inbox mover carries rows (inbox.ts): an event it moved after our delete read the inbox would stay.
+            await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.inbox]);
+            const rows: { seq: number; id: string; blob_key: string | null; size: number }[] = [];
+            for (const table of ['events', 'events_inbox']) {
+                rows.push(...(await client.query<(typeof rows)[number]>(`DELETE FROM ${table} WHERE id = ANY($1) RETURNING seq, id, blob_key, size`, [[...ids]])).rows);
+            }
             if (rows.length === 0) return { deleted: 0, blobKeys: [] };
             const seqs = rows.map((r) => r.seq);
             const gone = rows.map((r) => r.id);
-            for (const table of ['bodies', 'outbox']) await client.query(`DELETE FROM ${table} WHERE seq = ANY($1)`, [seqs]);
+            for (const table of ['bodies', 'bodies_inbox', 'outbox']) await client.query(`DELETE FROM ${table} WHERE seq = ANY($1)`, [seqs]);
             for (const table of ['forward_backlog', 'replays', 'forwards']) await client.query(`DELETE FROM ${table} WHERE event_id = ANY($1)`, [gone]);
             await client.query('INSERT INTO deleted (id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [gone]);
             // Cached counts of GET /logs assume events are only appended; a new epoch makes them lapse.

@@ -13,7 +13,7 @@ type FullRow = PgEventBodyRow & { replays: string[]; forward: string | null };
 const FULL = `SELECT ${EVENT_WITH_BODY},
     ARRAY(SELECT r.data FROM (SELECT id, data FROM replays WHERE event_id = e.id ORDER BY id DESC LIMIT ${REPLAY_HISTORY}) r ORDER BY r.id) AS replays,
     (SELECT data FROM forwards WHERE event_id = e.id) AS forward
-    FROM events e LEFT JOIN bodies b ON b.seq = e.seq`;
+    FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq`;
 
 /** The full entry of a row with replays and forwarding outcome; `withBody` false leaves the body unread. */
 function fullEntry(r: FullRow, withBody = true): LogEntry {
@@ -36,10 +36,10 @@ export class EventReads {
 
     /** Entries committed after event `id`, by position; undefined when `id` is unknown. */
     async entriesAfter(id: string, limit: number, bodyLimit = Infinity): Promise<LogEntry[] | undefined> {
-        const [start] = storable(id) ? await rows<{ seq: number }>(this.pool, 'SELECT seq FROM events WHERE id = $1', [id]) : [];
+        const [start] = storable(id) ? await rows<{ seq: number }>(this.pool, 'SELECT seq FROM events_all WHERE id = $1', [id]) : [];
         if (!start) return undefined;
         // A body over bodyLimit is not read: a live-stream resume sends a reference for it.
-        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies b ON b.seq = e.seq', 'LEFT JOIN bodies b ON b.seq = e.seq AND ($3::bigint IS NULL OR e.size <= $3)')} WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, [
+        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies_all b ON b.seq = e.seq', 'LEFT JOIN bodies_all b ON b.seq = e.seq AND ($3::bigint IS NULL OR e.size <= $3)')} WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, [
             start.seq,
             limit,
             Number.isFinite(bodyLimit) ? Math.floor(bodyLimit) : null,
@@ -51,7 +51,7 @@ export class EventReads {
     async entriesOf(ids: readonly string[], bodyLimit = Infinity): Promise<LogEntry[]> {
         const wanted = ids.filter(storable);
         if (wanted.length === 0) return [];
-        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies b ON b.seq = e.seq', 'LEFT JOIN bodies b ON b.seq = e.seq AND ($2::bigint IS NULL OR e.size <= $2)')} WHERE e.id = ANY($1::text[])`, [
+        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies_all b ON b.seq = e.seq', 'LEFT JOIN bodies_all b ON b.seq = e.seq AND ($2::bigint IS NULL OR e.size <= $2)')} WHERE e.id = ANY($1::text[])`, [
             wanted,
             Number.isFinite(bodyLimit) ? Math.floor(bodyLimit) : null,
         ]);
@@ -64,19 +64,19 @@ export class EventReads {
 
     async webhookOf(id: string): Promise<string | undefined> {
         if (!storable(id)) return undefined;
-        const [row] = await rows<{ webhook_id: string }>(this.pool, 'SELECT webhook_id FROM events WHERE id = $1', [id]);
+        const [row] = await rows<{ webhook_id: string }>(this.pool, 'SELECT webhook_id FROM events_all WHERE id = $1', [id]);
         return row?.webhook_id;
     }
 
     async idAtTimestamp(webhookId: string, ts: number): Promise<string | undefined> {
         if (!storable(webhookId)) return undefined;
-        const [row] = await rows<{ id: string }>(this.pool, 'SELECT id FROM events WHERE webhook_id COLLATE "C" = $1 AND ts = $2 ORDER BY id COLLATE "C" DESC LIMIT 1', [webhookId, ts]);
+        const [row] = await rows<{ id: string }>(this.pool, 'SELECT id FROM events_all WHERE webhook_id COLLATE "C" = $1 AND ts = $2 ORDER BY id COLLATE "C" DESC LIMIT 1', [webhookId, ts]);
         return row?.id;
     }
 
     private async withBody(id: string): Promise<PgEventBodyRow | undefined> {
         if (!storable(id)) return undefined;
-        const [row] = await rows<PgEventBodyRow>(this.pool, `SELECT ${EVENT_WITH_BODY} FROM events e LEFT JOIN bodies b ON b.seq = e.seq WHERE e.id = $1`, [id]);
+        const [row] = await rows<PgEventBodyRow>(this.pool, `SELECT ${EVENT_WITH_BODY} FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq WHERE e.id = $1`, [id]);
         return row;
     }
 

@@ -68,7 +68,7 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
     async caughtUp(): Promise<void> {
         let target: number;
         try {
-            const { rows } = await this.pool.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events');
+            const { rows } = await this.pool.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events_all');
             target = Number(rows[0]?.seq ?? 0);
         } catch {
             return;
@@ -109,7 +109,7 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
             await client.connect();
             await client.query(`LISTEN ${EVENTS_CHANNEL}`);
             if (this.last === undefined) {
-                const { rows } = await client.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events');
+                const { rows } = await client.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events_all');
                 this.last = Number(rows[0]?.seq ?? 0);
             }
         } catch (error) {
@@ -163,7 +163,7 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
                 // Bounded on both sides: on a young table without statistics the planner costs a one-sided
                 // range as a third of the table and scanned all of it once per commit; a closed range
                 // reads the primary key (EXPLAIN-checked). 2^40 positions is far past any batch.
-                const { rows } = await client.query<FeedRow>('SELECT seq, id, origin FROM events WHERE seq > $1 AND seq <= $1::bigint + 1099511627776 ORDER BY seq LIMIT $2', [after, BATCH]);
+                const { rows } = await client.query<FeedRow>('SELECT seq, id, origin FROM events_all WHERE seq > $1 AND seq <= $1::bigint + 1099511627776 ORDER BY seq LIMIT $2', [after, BATCH]);
                 if (rows.length === 0 || client !== this.client) return;
                 this.last = Number(rows[rows.length - 1]!.seq);
                 if (this.committed.size > 0) this.emit(this.committed, rows.map((row) => row.id));

@@ -7,6 +7,7 @@ import { EventChanges } from './changes.js';
 import { EventReads } from './events.js';
 import { PgFeed } from './feed.js';
 import { HealthProbe } from './health.js';
+import { InboxMover } from './inbox.js';
 import { Heartbeat } from './instances.js';
 import { PgMeta, pgDurability, pgStats } from './meta.js';
 import { PgOutbox } from './outbox.js';
@@ -30,6 +31,8 @@ export interface PgStorageOptions {
     statementTimeoutMs?: number;
     /** Bounds of GET /logs queries (the `queryPool` start options): 503 beyond maxInFlight, 504 past timeoutMs. */
     queryLimits?: PgQueryLimits;
+    /** Rows the inbox may hold before its mover ignores crowded commits (default INBOX_CAP; tests set less). */
+    inboxCap?: number;
 }
 
 /**
@@ -63,6 +66,8 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
     }
     const health = new HealthProbe(writePool, log);
     const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
+    const mover = new InboxMover(pool, log, () => writer.crowded(), options.inboxCap);
+    writer.onCommitted = () => mover.committed();
     const reads = new EventReads(pool);
     const changes = new EventChanges(pool, writer, instanceId);
     const settled = (): boolean => heartbeat.settled();
@@ -130,6 +135,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         close: () =>
             (closing ??= (async () => {
                 await writer.close();
+                await mover.stop();
                 await feed.close();
                 health.stop();
                 await heartbeat.stop();

@@ -27,7 +27,7 @@ const SIGNATURE_VALID = 16;
 /**
  * The group commit as one function call: one round trip and one statement (its own transaction
  * when called alone). It takes the events lock, then `n` consecutive positions, inserts every table
- * and notifies the other instances at commit. Arguments: the event columns as arrays, the origin,
+ * (the events and bodies into the inbox, see inbox.ts) and notifies the other instances at commit. Arguments: the event columns as arrays, the origin,
  * the bodies (1-based event index, text, bytes), whether the events join the outbox, the forwarding
  * backlog (event index, exact). Returns the last position.
  */
@@ -39,11 +39,15 @@ DECLARE
     first bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(${LOCKS.events});
+    -- The inbox's own index keeps ids unique within it; an id the mover already carried is refused the same way.
+    IF EXISTS (SELECT 1 FROM events WHERE id = ANY(a_id)) THEN
+        RAISE EXCEPTION 'duplicate event id' USING ERRCODE = 'unique_violation';
+    END IF;
     first := setval('events_seq', nextval('events_seq') + n - 1) - n + 1;
-    INSERT INTO events (seq, ${COLUMNS.map(([name]) => name).join(', ')}, origin)
+    INSERT INTO events_inbox (seq, ${COLUMNS.map(([name]) => name).join(', ')}, origin)
         SELECT first + u.o - 1, ${COLUMNS.map(([name]) => `u.${name}`).join(', ')}, a_origin
         FROM unnest(${COLUMNS.map(([name]) => `a_${name}`).join(', ')}) WITH ORDINALITY AS u(${COLUMNS.map(([name]) => name).join(', ')}, o);
-    INSERT INTO bodies (seq, text, raw) SELECT first + b.i - 1, b.t, b.r FROM unnest(b_index, b_text, b_raw) AS b(i, t, r);
+    INSERT INTO bodies_inbox (seq, text, raw) SELECT first + b.i - 1, b.t, b.r FROM unnest(b_index, b_text, b_raw) AS b(i, t, r);
     IF to_outbox THEN
         INSERT INTO outbox (seq, owner) SELECT first + o - 1, a_origin FROM generate_series(1, n) AS o;
     END IF;

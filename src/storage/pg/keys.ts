@@ -4,6 +4,8 @@ export const LOCKS = {
     migrate: 0x7768_6401,
     /** Taken by every transaction that assigns event positions: position order = commit order. */
     events: 0x7768_6402,
+    /** Taken by the inbox mover (one at a time over all instances) and by deletions (inbox.ts). */
+    inbox: 0x7768_6403,
 } as const;
 
 /** The channel a commit notifies so that other instances read the new events. */

@@ -21,20 +21,23 @@ export class PgMeta {
 const EXACT_UP_TO = 100_000;
 
 const STATS = `SELECT
-    (SELECT CASE WHEN c.reltuples > ${EXACT_UP_TO} THEN c.reltuples::bigint ELSE (SELECT count(*) FROM events) END FROM pg_class c WHERE c.oid = 'events'::regclass) AS events,
+    (SELECT CASE WHEN c.reltuples > ${EXACT_UP_TO} THEN c.reltuples::bigint ELSE (SELECT count(*) FROM events) END FROM pg_class c WHERE c.oid = 'events'::regclass)
+        + (SELECT count(*) FROM events_inbox) AS events,
+    (SELECT count(*) FROM events_inbox) AS inbox,
     (SELECT count(*) FROM outbox) AS outbox,
     (SELECT count(*) FROM forward_backlog) AS backlog,
-    (SELECT count(*) FROM events WHERE body_kind = 'offloaded') AS offloaded,
+    (SELECT count(*) FROM events_all WHERE body_kind = 'offloaded') AS offloaded,
     pg_database_size(current_database()) AS bytes`;
 
 /** Counters for /system/metrics and /ready. */
 export async function pgStats(pool: pg.Pool, durability: StoreStats['durability']): Promise<StoreStats> {
-    const [row] = await rows<{ events: number; outbox: number; backlog: number; offloaded: number; bytes: number }>(pool, STATS);
+    const [row] = await rows<{ events: number; inbox: number; outbox: number; backlog: number; offloaded: number; bytes: number }>(pool, STATS);
     return {
         eventsStored: row?.events ?? 0,
         outboxBacklog: row?.outbox ?? 0,
         forwardBacklog: row?.backlog ?? 0,
         offloadedPayloads: row?.offloaded ?? 0,
+        unindexed: row?.inbox ?? 0,
         databaseBytes: row?.bytes ?? 0,
         durability,
     };

@@ -18,9 +18,9 @@ const CLAIM = `UPDATE outbox SET owner = $1 WHERE seq IN (
 const SIZES = `WITH o AS MATERIALIZED (SELECT seq FROM outbox WHERE owner = $1 AND seq > $2 ORDER BY seq LIMIT $3)
     SELECT o.seq, (CASE WHEN e.body_kind = 'offloaded' THEN 0 ELSE e.size END)
     + length(e.headers) + length(e.query) + length(e.response_body) + 512 AS bytes
-    FROM o JOIN events e ON e.seq = o.seq ORDER BY o.seq`;
+    FROM o JOIN events_all e ON e.seq = o.seq ORDER BY o.seq`;
 
-const ITEMS = `SELECT ${EVENT_WITH_BODY} FROM outbox o JOIN events e ON e.seq = o.seq LEFT JOIN bodies b ON b.seq = o.seq
+const ITEMS = `SELECT ${EVENT_WITH_BODY} FROM outbox o JOIN events_all e ON e.seq = o.seq LEFT JOIN bodies_all b ON b.seq = o.seq
     WHERE o.owner = $1 AND o.seq > $2 AND o.seq <= $3 ORDER BY o.seq LIMIT $4`;
 
 /**

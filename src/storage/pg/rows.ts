@@ -7,7 +7,7 @@ export type PgEventRow = Omit<EventRow, 'signature_valid'> & { signature_valid: 
 /** An events row with its body columns joined (`b.text AS b_text, b.raw AS b_raw`). */
 export type PgEventBodyRow = PgEventRow & { b_text: string | null; b_raw: Buffer | null };
 
-/** The columns of an event with its body, for `FROM events e LEFT JOIN bodies b ON b.seq = e.seq`. */
+/** The columns of an event with its body, for `FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq`. */
 export const EVENT_WITH_BODY = 'e.*, b.text AS b_text, b.raw AS b_raw';
 
 /** The row in the shape rows.ts decodes (SQLite's), so entries come out byte for byte the same. */

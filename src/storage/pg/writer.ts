@@ -8,6 +8,9 @@ import { isConnectionError, storeError } from './pool.js';
 /** Bounds of one group commit. */
 const GROUP_EVENTS = 500;
 const GROUP_BYTES = 8 * 1024 * 1024;
+/** Appends waiting at a commit's start that make it crowded, and how long a crowd is remembered. */
+const CROWD = 8;
+const CROWD_MEMORY_MS = 300;
 
 interface Pending {
     record: EventRecord;
@@ -27,6 +30,10 @@ export class GroupWriter {
     private readonly tasks: (() => Promise<void>)[] = [];
     private running: Promise<void> | undefined;
     private closed = false;
+    /** When a commit last took a crowd (CROWD appends or more had queued behind the one before). */
+    private crowdedAt = -Infinity;
+    /** Called after each group commit. */
+    onCommitted: () => void = () => undefined;
 
     constructor(
         private readonly pool: pg.Pool,
@@ -81,7 +88,13 @@ export class GroupWriter {
         }
     }
 
+    /** Whether appends queued behind commits within the last `ms`: the database is what ingest waits for. */
+    crowded(ms = CROWD_MEMORY_MS): boolean {
+        return performance.now() - this.crowdedAt < ms;
+    }
+
     private takeGroup(): Pending[] {
+        if (this.queue.length >= CROWD) this.crowdedAt = performance.now();
         let bytes = this.queue[0]!.bytes;
         let n = 1;
         while (n < this.queue.length && n < GROUP_EVENTS && bytes + this.queue[n]!.bytes <= GROUP_BYTES) bytes += this.queue[n++]!.bytes;
@@ -94,6 +107,7 @@ export class GroupWriter {
             const last = await insertEvents(this.pool, group.map((p) => p.record), this.instanceId, true);
             this.committedSeq = Math.max(this.committedSeq, last);
             for (const p of group) p.resolve();
+            this.onCommitted();
         } catch (error) {
             if (isConnectionError(error) || group.length === 1) {
                 if (isConnectionError(error)) this.onFailure(error);

@@ -33,11 +33,11 @@ export const PARTIAL_COLUMNS: Readonly<Record<PartialField, string>> = {
     userAgent: c('e.user_agent'),
 };
 
-/** JSON-text columns → column expression; `body` lives in the bodies table (joined as `b`). */
+/** JSON-text columns → column expression; `body` comes from the bodies tables (`body_text` of events_with_body). */
 export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
     headers: c('e.headers'),
     query: c('e.query'),
-    body: c('b.text'),
+    body: c('e.body_text'),
     responseHeaders: c('e.response_headers'),
     responseBody: c('e.response_body'),
 };

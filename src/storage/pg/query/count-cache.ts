@@ -32,7 +32,7 @@ const sql = (s: CountShape, extra: string[]): string => {
  */
 export async function cachedCount(pool: pg.Pool, client: pg.PoolClient, s: CountShape): Promise<number> {
     const { rows } = await client.query<{ top: string | number; epoch: string | null }>(
-        `SELECT coalesce(max(seq), 0) AS top, (SELECT value FROM meta WHERE key = 'events_epoch') AS epoch FROM events`);
+        `SELECT coalesce(max(seq), 0) AS top, (SELECT value FROM meta WHERE key = 'events_epoch') AS epoch FROM events_all`);
     const top = Number(rows[0]!.top);
     const epoch = rows[0]!.epoch ?? '0';
     let cache = caches.get(pool);

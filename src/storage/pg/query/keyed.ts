@@ -38,7 +38,7 @@ export function keyedCondition(column: JsonColumn, path: string[], value: string
     const n = p.bind(number, 'float8');
     const nInt = p.bind(number !== null && Number.isInteger(number) ? BigInt(number).toString() : null, 'numeric');
     const prefilter = textPrefilter(JSON_COLUMNS[column], path, value, p);
-    const text = column === 'body' ? 'b.text' : JSON_COLUMNS[column];
+    const text = column === 'body' ? 'e.body_text' : JSON_COLUMNS[column];
     // Whether the text is known to be JSON: JSON.stringify wrote every column but the body, and
     // ingest's scanner passed a body of kind json (a text body may be anything).
     const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${column === 'body' ? "e.body_kind = 'json'" : 'true'}`;

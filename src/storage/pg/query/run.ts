@@ -22,6 +22,11 @@ interface Statements {
     count: CountShape;
 }
 
+/** An event table joined to its bodies, as `e` with the body text as `e.body_text` (pulled up into a plain join). */
+const withBody = (events: string, bodies: string): string => `(SELECT e.*, b.text AS body_text FROM ${events} e JOIN ${bodies} b ON b.seq = e.seq) e`;
+const EVENTS_WITH_BODY = withBody('events', 'bodies');
+const INBOX_WITH_BODY = withBody('events_inbox', 'bodies_inbox');
+
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
@@ -30,7 +35,10 @@ export function buildStatements(q: LogsQuery): Statements {
     const p = new Params();
     const where = buildWhere(q.filters, p);
     const whereValues = p.values.length;
-    const from = where.bodies.length ? 'events e JOIN bodies b ON b.seq = e.seq' : 'events e';
+    const onBody = where.bodies.length > 0;
+    // A body filter reads each table joined to its own bodies (inbox to inbox; a row moves with its
+    // body): joined as the two UNION ALL views, PostgreSQL walked every event against the matches.
+    const from = onBody ? 'events_with_body e' : 'events_all e';
     const conditions = [...where.events, ...where.bodies];
     const count: CountShape = { from, conditions: [...conditions], values: p.values.slice(0, whereValues) };
     const cursorMode = q.cursor !== undefined;
@@ -45,7 +53,15 @@ export function buildStatements(q: LogsQuery): Statements {
     const columns = cursorMode ? `${SELECT_SUMMARY}, ${sortKeyColumns(order)}` : SELECT_SUMMARY;
     const limit = p.bind(cursorMode ? q.limit + 1 : q.limit, 'bigint');
     const offset = p.bind(cursorMode ? 0 : q.offset, 'bigint');
-    const page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
+    let page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
+    if (onBody) {
+        // The page from each table on its own, merged: the indexed tables get the plans a single
+        // table gets (the sort index walked, or the body's trigram index first), the inbox is small.
+        const reach = p.bind((cursorMode ? q.limit + 1 : q.offset + q.limit), 'bigint');
+        const branch = (source: string): string =>
+            `(SELECT ${SELECT_SUMMARY}, ${sortKeyColumns(order)} FROM ${source}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${reach})`;
+        page = { text: `SELECT w.* FROM (${branch(EVENTS_WITH_BODY)} UNION ALL ${branch(INBOX_WITH_BODY)}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
+    }
     if (!mayProbe(q.filters, order)) return { page, count };
     // OFFSET 0 keeps PostgreSQL from pulling the ORDER BY into the subquery, so the matches come
     // through the filters' indexes and are sorted after.
@@ -125,7 +141,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
 /** Whether the filters match fewer events than make walking the sort index pay (plan.ts): counted up to the cap. */
 async function sortInMemory(client: pg.PoolClient, s: Statements): Promise<boolean> {
     if (!s.sorted) return false;
-    const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events')).rows[0]!.n);
+    const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events_all')).rows[0]!.n);
     const cap = probeCap(s.sorted.reach, events);
     const matches = Number((await client.query<{ n: string | number }>(s.sorted.probe, [...s.count.values, cap])).rows[0]!.n);
     return matches < cap;

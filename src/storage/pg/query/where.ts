@@ -8,7 +8,7 @@ import { bindNumber, bindText, type Params } from './params.js';
 export interface WhereParts {
     /** Conditions over `events e`. */
     events: string[];
-    /** Conditions that read the bodies table (joined as `b`). */
+    /** Conditions that read the body (`e.body_text`: the query reads events_with_body). */
     bodies: string[];
 }
 
