@@ -20,6 +20,8 @@ import { isConnectionError, transaction } from './pool.js';
 
 /** Rows carried per statement at full speed, and per TRICKLE_EVERY_MS while commits are crowded. */
 export const MOVE_BATCH = 1000;
+/** Body bytes carried per statement (the first row goes whatever its size): a group commit's bound. */
+const MOVE_BYTES = 8 * 1024 * 1024;
 const TRICKLE = 200;
 const TRICKLE_EVERY_MS = 1000;
 /** Past this many rows waiting, the mover carries at full speed even while commits are crowded. */
@@ -28,12 +30,16 @@ export const INBOX_CAP = 50_000;
 const SETTLE_MS = 50;
 /** How often an idle mover looks for rows other instances committed. */
 const POLL_MS = 500;
-/** The wait after a failed move (the database away: the health probe reports it). */
+/** The wait after a move failed with the database away (the health probe reports it), and after a statement error. */
 const RETRY_MS = 2000;
+const RETRY_SMALLER_MS = 100;
 
-// One statement: the rows leave the inbox and reach events (and their bodies bodies) in the same
-// commit. ON CONFLICT: an id already in events (two imports racing a move) is dropped with its body.
-const MOVE = `WITH m AS (DELETE FROM events_inbox WHERE seq IN (SELECT seq FROM events_inbox ORDER BY seq LIMIT $1) RETURNING *),
+// One statement: the oldest rows, within a count and a byte bound, leave the inbox and reach events
+// (their bodies bodies) in the same commit. ON CONFLICT: an id already in events (two imports racing
+// a move) is dropped with its body.
+const MOVE = `WITH pick AS (SELECT seq, sum(CASE WHEN body_kind = 'offloaded' THEN 0 ELSE size END) OVER (ORDER BY seq) AS upto
+        FROM events_inbox ORDER BY seq LIMIT $1),
+    m AS (DELETE FROM events_inbox WHERE seq IN (SELECT seq FROM pick WHERE upto <= $2 OR seq = (SELECT min(seq) FROM pick)) RETURNING *),
     b AS (DELETE FROM bodies_inbox WHERE seq IN (SELECT seq FROM m) RETURNING *),
     e AS (INSERT INTO events SELECT * FROM m ON CONFLICT DO NOTHING RETURNING seq),
     x AS (INSERT INTO bodies SELECT * FROM b WHERE seq IN (SELECT seq FROM e))
@@ -46,6 +52,11 @@ export class InboxMover {
     private stopped = false;
     /** Positions the inbox spanned at the last move (at least the rows waiting then). */
     private waiting = 0;
+    /** Rows per statement: halved after a failed move (down to one row), doubled back after each success. */
+    private batch = MOVE_BATCH;
+    /** Failed moves in a row, and whether the streak is down to one row (for the log). */
+    private failures = 0;
+    private atOne = false;
     private readonly loop: Promise<void>;
     /** Ends the current wait: now, or after SETTLE_MS. */
     private wakeNow: (() => void) | undefined;
@@ -82,13 +93,24 @@ export class InboxMover {
             let wait: number;
             try {
                 const trickle = this.trickling;
-                const limit = trickle ? TRICKLE : MOVE_BATCH;
+                const limit = Math.min(this.batch, trickle ? TRICKLE : MOVE_BATCH);
                 const n = await this.move(limit);
                 this.moved += n;
-                wait = trickle ? TRICKLE_EVERY_MS : n === limit ? 0 : POLL_MS;
+                this.batch = Math.min(MOVE_BATCH, this.batch * 2);
+                this.failures = 0;
+                this.atOne = false;
+                wait = trickle ? TRICKLE_EVERY_MS : n > 0 ? 0 : POLL_MS;
             } catch (error) {
-                if (!isConnectionError(error)) this.log.warn('moving inbox rows to the indexed tables failed', { error: String(error) });
-                wait = RETRY_MS;
+                // A batch that fails (too slow for the statement time limit, or a row the indexed tables
+                // refuse) is tried again smaller, down to one row, so the rows before a bad one still go;
+                // the rows stay in the inbox meanwhile, and every read still sees them.
+                this.batch = Math.max(1, Math.floor(this.batch / 2));
+                const away = isConnectionError(error);
+                // Logged at the first failure of a streak and when it is down to one row, not at every retry.
+                if ((!away && this.failures === 0) || (this.batch === 1 && !this.atOne)) this.log.warn('moving inbox rows to the indexed tables failed', { error: String(error), nextBatch: this.batch });
+                this.failures += 1;
+                this.atOne = this.batch === 1;
+                wait = away ? RETRY_MS : RETRY_SMALLER_MS;
             }
             if (wait > 0 && !this.stopped) await this.sleep(wait);
         }
@@ -99,7 +121,7 @@ export class InboxMover {
         return transaction(this.pool, async (client) => {
             const [lock] = (await client.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [LOCKS.inbox])).rows;
             if (!lock?.got) return 0;
-            const [row] = (await client.query<{ n: number; span: number }>(MOVE, [limit])).rows;
+            const [row] = (await client.query<{ n: number; span: number }>(MOVE, [limit, MOVE_BYTES])).rows;
             this.waiting = Math.max(0, Number(row?.span ?? 0) - Number(row?.n ?? 0));
             return Number(row?.n ?? 0);
         });
