@@ -11,6 +11,17 @@ import { pgCoreRuns, useCoreServer, type CoreFixture } from './core-pg.js';
 // The inbox (src/storage/pg/inbox.ts): group commits land in an unindexed inbox and a mover carries
 // the rows to the indexed tables after the answer; reads see each event once wherever it is.
 
+/** Runs `fn` with a session of its own on `url`, which the test uses to hold the inbox lock: the mover only tries it, so it stays out. */
+async function withHolder(url: string, fn: (holder: pg.Client) => Promise<void>): Promise<void> {
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+        await fn(holder);
+    } finally {
+        await holder.end();
+    }
+}
+
 const inboxCount = async (pg_: CoreFixture, url: string): Promise<number> => Number((await pg_.sql(url, 'SELECT count(*)::int AS n FROM events_inbox'))[0]!.n);
 
 /** Everything the roles answer about `ids`: listings, filters, entries, bodies, the feed and the export. */
@@ -31,10 +42,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
 
     it('commits land in the inbox, the mover carries them to the indexed tables, and every read answers the same before and after', async () => {
         const url = await pg_.server.createDatabase();
-        // A session holding the inbox lock keeps the mover out (it only tries the lock).
-        const holder = new pg.Client({ connectionString: url });
-        await holder.connect();
-        try {
+        await withHolder(url, async (holder) => {
             const s = await pg_.open(url, 'in1');
             const list = events('e', 40, {}, T0).map((e, i) => (i % 3 === 0 ? { ...e, statusCode: 201, size: 100 + (i % 7) } : e));
             const ids = list.map((e) => e.id);
@@ -56,9 +64,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             assert.equal((await s.health.stats()).unindexed, 0);
             assert.deepEqual(await answers(s, ids), before);
             assert.equal((before as { listed: string[] }).listed.length, 40);
-        } finally {
-            await holder.end();
-        }
+        });
     });
 
     /** Keeps 200 appends in flight for `ms` (commits crowded all along); what the inbox looked like at the end. */
@@ -105,9 +111,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
 
     it('carries large bodies a few at a time (at most 8 MB of bodies per statement), every byte intact', async () => {
         const url = await pg_.server.createDatabase();
-        const holder = new pg.Client({ connectionString: url });
-        await holder.connect();
-        try {
+        await withHolder(url, async (holder) => {
             const s = await pg_.open(url, 'in5');
             await holder.query('SELECT pg_advisory_lock($1)', [LOCKS.inbox]);
             // 12 JSON bodies of 2 MB each, inline (under the 5 MB offload threshold): 24 MB in the inbox.
@@ -124,9 +128,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             const between = [...seen].filter((n) => n > 0 && n < 12);
             assert.ok(between.length > 0, `the inbox went down in steps (seen ${[...seen].join(', ')})`);
             for (const e of list) assert.ok((await s.bodies.getBody(e.id)).raw?.equals(e.bodyRaw as Buffer), `${e.id} reads back byte-exact`);
-        } finally {
-            await holder.end();
-        }
+        });
     }, 90_000);
 
     it('a row the indexed tables refuse holds back only itself and what follows it: the batch is tried smaller until the rows before it go', async () => {
