@@ -19,13 +19,13 @@ import { isConnectionError, transaction } from './pool.js';
  */
 
 /** Rows carried per statement at full speed, and per TRICKLE_EVERY_MS while commits are crowded. */
-export const MOVE_BATCH = 1000;
+const MOVE_BATCH = 1000;
 /** Body bytes carried per statement (the first row goes whatever its size): a group commit's bound. */
 const MOVE_BYTES = 8 * 1024 * 1024;
 const TRICKLE = 200;
 const TRICKLE_EVERY_MS = 1000;
 /** Past this many rows waiting, the mover carries at full speed even while commits are crowded. */
-export const INBOX_CAP = 50_000;
+const INBOX_CAP = 50_000;
 /** After a commit here, how long the mover waits for more rows to carry together. */
 const SETTLE_MS = 50;
 /** How often an idle mover looks for rows other instances committed. */
@@ -47,16 +47,13 @@ const MOVE = `WITH pick AS (SELECT seq, sum(CASE WHEN body_kind = 'offloaded' TH
 
 /** Carries inbox rows into the indexed tables, one mover at a time over every instance. */
 export class InboxMover {
-    /** Rows this mover carried. */
-    moved = 0;
     private stopped = false;
     /** Positions the inbox spanned at the last move (at least the rows waiting then). */
     private waiting = 0;
     /** Rows per statement: halved after a failed move (down to one row), doubled back after each success. */
     private batch = MOVE_BATCH;
-    /** Failed moves in a row, and whether the streak is down to one row (for the log). */
-    private failures = 0;
-    private atOne = false;
+    /** Whether the last move failed (a streak is logged once, and once more when down to one row). */
+    private failing = false;
     private readonly loop: Promise<void>;
     /** Ends the current wait: now, or after SETTLE_MS. */
     private wakeNow: (() => void) | undefined;
@@ -95,21 +92,19 @@ export class InboxMover {
                 const trickle = this.trickling;
                 const limit = Math.min(this.batch, trickle ? TRICKLE : MOVE_BATCH);
                 const n = await this.move(limit);
-                this.moved += n;
                 this.batch = Math.min(MOVE_BATCH, this.batch * 2);
-                this.failures = 0;
-                this.atOne = false;
+                this.failing = false;
                 wait = trickle ? TRICKLE_EVERY_MS : n > 0 ? 0 : POLL_MS;
             } catch (error) {
                 // A batch that fails (too slow for the statement time limit, or a row the indexed tables
                 // refuse) is tried again smaller, down to one row, so the rows before a bad one still go;
                 // the rows stay in the inbox meanwhile, and every read still sees them.
-                this.batch = Math.max(1, Math.floor(this.batch / 2));
+                const before = this.batch;
+                this.batch = Math.max(1, Math.floor(before / 2));
                 const away = isConnectionError(error);
                 // Logged at the first failure of a streak and when it is down to one row, not at every retry.
-                if ((!away && this.failures === 0) || (this.batch === 1 && !this.atOne)) this.log.warn('moving inbox rows to the indexed tables failed', { error: String(error), nextBatch: this.batch });
-                this.failures += 1;
-                this.atOne = this.batch === 1;
+                if ((!away && !this.failing) || (this.batch === 1 && before > 1)) this.log.warn('moving inbox rows to the indexed tables failed', { error: String(error), nextBatch: this.batch });
+                this.failing = true;
                 wait = away ? RETRY_MS : RETRY_SMALLER_MS;
             }
             if (wait > 0 && !this.stopped) await this.sleep(wait);

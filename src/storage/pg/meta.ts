@@ -21,8 +21,7 @@ export class PgMeta {
 const EXACT_UP_TO = 100_000;
 
 const STATS = `SELECT
-    (SELECT CASE WHEN c.reltuples > ${EXACT_UP_TO} THEN c.reltuples::bigint ELSE (SELECT count(*) FROM events) END FROM pg_class c WHERE c.oid = 'events'::regclass)
-        + (SELECT count(*) FROM events_inbox) AS events,
+    (SELECT CASE WHEN c.reltuples > ${EXACT_UP_TO} THEN c.reltuples::bigint ELSE (SELECT count(*) FROM events) END FROM pg_class c WHERE c.oid = 'events'::regclass) AS indexed,
     (SELECT count(*) FROM events_inbox) AS inbox,
     (SELECT count(*) FROM outbox) AS outbox,
     (SELECT count(*) FROM forward_backlog) AS backlog,
@@ -31,9 +30,9 @@ const STATS = `SELECT
 
 /** Counters for /system/metrics and /ready. */
 export async function pgStats(pool: pg.Pool, durability: StoreStats['durability']): Promise<StoreStats> {
-    const [row] = await rows<{ events: number; inbox: number; outbox: number; backlog: number; offloaded: number; bytes: number }>(pool, STATS);
+    const [row] = await rows<{ indexed: number; inbox: number; outbox: number; backlog: number; offloaded: number; bytes: number }>(pool, STATS);
     return {
-        eventsStored: row?.events ?? 0,
+        eventsStored: (row?.indexed ?? 0) + (row?.inbox ?? 0),
         outboxBacklog: row?.outbox ?? 0,
         forwardBacklog: row?.backlog ?? 0,
         offloadedPayloads: row?.offloaded ?? 0,
