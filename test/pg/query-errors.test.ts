@@ -12,6 +12,9 @@ import { openTwinStores, pgQueryTestsRun, type TwinStores } from './query-fixtur
 const query = (qs: string): LogsQuery => parseLogsQuery(new URLSearchParams(qs));
 // Two letters: too short for a trigram, so PostgreSQL reads every body (made ~500 KB each below).
 const SLOW = 'body=qz&limit=10';
+// The same for request headers (made ~256 KB each below), sorted by size: a filter the sort index
+// does not serve, so the planner's plan gets a try of 40 ms (pg/query/run.ts).
+const SLOW_HEADERS = 'headers=qz&sort=size:asc&limit=5';
 
 /** The statements of this database still running a body search, as the server lists them. */
 async function runningSearches(twins: TwinStores): Promise<number> {
@@ -24,6 +27,8 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs query errors: time limit, 
     beforeAll(async () => {
         twins = await openTwinStores(differentialEvents(400));
         await twins.pool.query(`UPDATE bodies SET text = repeat('abc order ', 50000) WHERE text IS NOT NULL`);
+        // Request headers of ~256 KB each: a search of them (not a body search) is slow too.
+        await twins.pool.query(`UPDATE events SET headers = '{"x":"' || repeat(md5(seq::text), 8000) || '"}'`);
     }, 120_000);
     afterAll(() => twins?.close());
 
@@ -56,6 +61,40 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs query errors: time limit, 
         }
         assert.equal(left, 0, 'no search left running on the server');
         await assert.rejects(runPgQuery(twins.pool, query('limit=1'), AbortSignal.abort()), (e: unknown) => e instanceof AppError && e.status === 499);
+    }, 120_000);
+
+    it('a plan that runs out of its try goes back to a savepoint and the matches are sorted in memory: the answer of the plan run to its end', async () => {
+        const q = query(SLOW_HEADERS);
+        // A try long enough for the planner's plan to finish: its own answer.
+        const full = await runPgQuery(twins.pool, q, undefined, 60_000, { tryMs: 30_000 });
+        const started = performance.now();
+        const page = await runPgQuery(twins.pool, q, undefined, 60_000);
+        const fullMs = performance.now() - started;
+        assert.ok(fullMs > 100, `the search takes longer than the 40 ms try (${fullMs.toFixed(0)} ms)`);
+        // Past its 40 ms the transaction went on from the savepoint (a statement in a failed
+        // transaction would be refused), and the in-memory sort answered the same page.
+        assert.deepEqual(page, full);
+        assert.deepEqual(await runPgQuery(twins.pool, query(`${SLOW_HEADERS}&offset=3`), undefined, 60_000), await runPgQuery(twins.pool, query(`${SLOW_HEADERS}&offset=3`), undefined, 60_000, { tryMs: 30_000 }));
+    }, 120_000);
+
+    it('an abort during the try answers 499 and leaves nothing running: a cancel is not a try that ran out', async () => {
+        const controller = new AbortController();
+        const pending = runPgQuery(twins.pool, query(SLOW_HEADERS), controller.signal, 120_000, { tryMs: 30_000 });
+        // Cancelled once the planner's plan is running on the server, inside its try.
+        for (let i = 0; i < 100 && (await runningSearches(twins)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(await runningSearches(twins), 1, 'the search is running');
+        controller.abort();
+        const error = await pending.then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof AppError && error.status === 499, `499, got ${String(error)}`);
+        // The cancel lands within moments; after it, no other search may start (the in-memory sort
+        // of a try that ran out would, ~0.2 s long here).
+        for (let i = 0; i < 100 && (await runningSearches(twins)) > 0; i++) await new Promise((r) => setTimeout(r, 5));
+        const seen: number[] = [];
+        for (let i = 0; i < 20; i++) {
+            seen.push(await runningSearches(twins));
+            await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.deepEqual(seen.filter((n) => n > 0), [], 'no search running after the cancel');
     }, 120_000);
 
     it('a cursor PostgreSQL cannot compare (a NUL in a text value) is a 400 naming the cursor', async () => {

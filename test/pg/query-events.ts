@@ -62,7 +62,7 @@ export function differentialEvents(count: number, seed = 7): NewEvent[] {
             bodyKind: kind,
             ...(kind === 'offloaded' ? { blobKey: `blob-${i}` } : { bodyRaw: kind === 'empty' ? Buffer.alloc(0) : raw }),
             responseHeaders: { 'Content-Type': 'text/plain', ...(rand() < 0.4 ? { 'X-Flag': true, 'x-num': 5, 'Set-Cookie': ['a=1', 'b=2'], 'X-Custom': 'Mixed' } : {}) },
-            responseBody: rand() < 0.7 ? 'OK' : { ok: true, n: i % 4 },
+            responseBody: rand() < 0.7 ? 'OK' : { ok: true, n: i % 4, f: [0.5, 1e21, -0, 12][i % 4], q: 'say "hi"', u: 'é/ü', l: [i % 2, 'x'] },
             ...(signed < 0.3 ? {} : { signatureValid: signed < 0.7, signatureProvider: pick(['stripe', 'github', 'Stripe']) }),
             ...(signed > 0.5 && signed < 0.7 ? { signatureError: pick(['bad signature', 'Expired', 'stale']) } : {}),
         };

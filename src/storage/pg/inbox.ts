@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
 import { LOCKS } from './keys.js';
-import { isConnectionError, transaction } from './pool.js';
+import { isConnectionError, prepared, transaction } from './pool.js';
 
 /**
  * The inbox. A group commit inserts its events and bodies into `events_inbox` and `bodies_inbox`,
@@ -37,13 +37,13 @@ const RETRY_SMALLER_MS = 100;
 // One statement: the oldest rows, within a count and a byte bound, leave the inbox and reach events
 // (their bodies bodies) in the same commit. ON CONFLICT: an id already in events (two imports racing
 // a move) is dropped with its body.
-const MOVE = `WITH pick AS (SELECT seq, sum(CASE WHEN body_kind = 'offloaded' THEN 0 ELSE size END) OVER (ORDER BY seq) AS upto
+const MOVE = prepared('whd_inbox_move', `WITH pick AS (SELECT seq, sum(CASE WHEN body_kind = 'offloaded' THEN 0 ELSE size END) OVER (ORDER BY seq) AS upto
         FROM events_inbox ORDER BY seq LIMIT $1),
     m AS (DELETE FROM events_inbox WHERE seq IN (SELECT seq FROM pick WHERE upto <= $2 OR seq = (SELECT min(seq) FROM pick)) RETURNING *),
     b AS (DELETE FROM bodies_inbox WHERE seq IN (SELECT seq FROM m) RETURNING *),
     e AS (INSERT INTO events SELECT * FROM m ON CONFLICT DO NOTHING RETURNING seq),
     x AS (INSERT INTO bodies SELECT * FROM b WHERE seq IN (SELECT seq FROM e))
-    SELECT (SELECT count(*) FROM m) AS n, (SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM events_inbox) AS span`;
+    SELECT (SELECT count(*) FROM m) AS n, (SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM events_inbox) AS span`);
 
 /** Carries inbox rows into the indexed tables, one mover at a time over every instance. */
 export class InboxMover {
@@ -116,7 +116,7 @@ export class InboxMover {
         return transaction(this.pool, async (client) => {
             const [lock] = (await client.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [LOCKS.inbox])).rows;
             if (!lock?.got) return 0;
-            const [row] = (await client.query<{ n: number; span: number }>(MOVE, [limit, MOVE_BYTES])).rows;
+            const [row] = (await client.query<{ n: number; span: number }>({ ...MOVE, values: [limit, MOVE_BYTES] })).rows;
             this.waiting = Math.max(0, Number(row?.span ?? 0) - Number(row?.n ?? 0));
             return Number(row?.n ?? 0);
         });

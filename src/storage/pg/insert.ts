@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { ipToBytes } from '../../lib/ip.js';
 import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
+import { prepared } from './pool.js';
 
 /** Takes the events lock (until commit) and `n` consecutive positions; resolves with the first. */
 export async function takePositions(client: pg.PoolClient, n: number): Promise<number> {
@@ -57,7 +58,7 @@ BEGIN
 END
 $fn$`;
 
-const CALL = `SELECT whd_append(${[...COLUMNS.map(([, type]) => `${type}[]`), 'text', 'int[]', 'text[]', 'bytea[]', 'boolean', 'int[]', 'boolean[]'].map((t, i) => `$${i + 1}::${t}`).join(', ')}) AS last`;
+const CALL = prepared('whd_append', `SELECT whd_append(${[...COLUMNS.map(([, type]) => `${type}[]`), 'text', 'int[]', 'text[]', 'bytea[]', 'boolean', 'int[]', 'boolean[]'].map((t, i) => `$${i + 1}::${t}`).join(', ')}) AS last`);
 
 /**
  * Inserts encoded events with consecutive positions and notifies the other instances at commit:
@@ -92,6 +93,6 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
             backlog[1].push(forward === 1);
         }
     });
-    const { rows } = await db.query<{ last: number }>(CALL, [...columns, instanceId, ...bodies, fresh, ...backlog]);
+    const { rows } = await db.query<{ last: number }>({ ...CALL, values: [...columns, instanceId, ...bodies, fresh, ...backlog] });
     return rows[0]!.last;
 }

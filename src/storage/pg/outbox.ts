@@ -3,25 +3,25 @@ import type { OutboxItem } from '../event-store.js';
 import { rowToEntry } from '../rows.js';
 import { SINK_POSITION_KEY } from '../meta-keys.js';
 import { claimableBy } from './instances.js';
-import { rows, transaction } from './pool.js';
+import { prepared, rows, transaction } from './pool.js';
 import { bodyRow, EVENT_WITH_BODY, eventRow, type PgEventBodyRow } from './rows.js';
 
 // Rows of no live instance become mine; SKIP LOCKED so two instances claiming at once never wait
 // on, or both take, the same rows.
-const CLAIM = `UPDATE outbox SET owner = $1 WHERE seq IN (
-    SELECT seq FROM outbox WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)`;
+const CLAIM = prepared('whd_outbox_claim', `UPDATE outbox SET owner = $1 WHERE seq IN (
+    SELECT seq FROM outbox WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)`);
 
 // Sizes first (no body is read), so a batch is cut by bytes before any body loads (as SQLite's).
 // The outbox rows are picked first (MATERIALIZED: LIMIT before the join): as a plain join the
 // planner, without statistics on a young table, joined every pending row to its event and then
 // sorted (16 ms for 3,000 pending rows, instead of 0.8 ms), once per export batch while ingesting.
-const SIZES = `WITH o AS MATERIALIZED (SELECT seq FROM outbox WHERE owner = $1 AND seq > $2 ORDER BY seq LIMIT $3)
+const SIZES = prepared('whd_outbox_sizes', `WITH o AS MATERIALIZED (SELECT seq FROM outbox WHERE owner = $1 AND seq > $2 ORDER BY seq LIMIT $3)
     SELECT o.seq, (CASE WHEN e.body_kind = 'offloaded' THEN 0 ELSE e.size END)
     + length(e.headers) + length(e.query) + length(e.response_body) + 512 AS bytes
-    FROM o JOIN events_all e ON e.seq = o.seq ORDER BY o.seq`;
+    FROM o JOIN events_all e ON e.seq = o.seq ORDER BY o.seq`);
 
-const ITEMS = `SELECT ${EVENT_WITH_BODY} FROM outbox o JOIN events_all e ON e.seq = o.seq LEFT JOIN bodies_all b ON b.seq = o.seq
-    WHERE o.owner = $1 AND o.seq > $2 AND o.seq <= $3 ORDER BY o.seq LIMIT $4`;
+const ITEMS = prepared('whd_outbox_items', `SELECT ${EVENT_WITH_BODY} FROM outbox o JOIN events_all e ON e.seq = o.seq LEFT JOIN bodies_all b ON b.seq = o.seq
+    WHERE o.owner = $1 AND o.seq > $2 AND o.seq <= $3 ORDER BY o.seq LIMIT $4`);
 
 /**
  * The export outbox shared by instances: each exports the events it captured (it owns their rows),

@@ -6,7 +6,7 @@ import { queryCancelled, queryTimedOut } from '../../query-errors.js';
 import { guarded, storeError } from '../pool.js';
 import { cachedCount, type CountShape } from './count-cache.js';
 import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCursorError } from './order.js';
-import { mayProbe, probeCap } from './plan.js';
+import { mayFallBack, mayProbe, probeCap, SORT_MAX, TRY_MS } from './plan.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
 import { buildWhere } from './where.js';
@@ -14,11 +14,19 @@ import { buildWhere } from './where.js';
 /** Time limit of one query, ms: the SQLite query pool's (POOL_LIMITS.timeoutMs). */
 export const PG_QUERY_TIMEOUT_MS = 15_000;
 
+/** How a query is run, beyond its defaults. */
+export interface PgQueryOptions {
+    /** How long the planner's plan may run before the matches are sorted in memory instead (ms; default TRY_MS, plan.ts). */
+    tryMs?: number;
+    /** Most matches sorted in memory then (default SORT_MAX, plan.ts). */
+    sortMax?: number;
+}
+
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
     page: { text: string; values: unknown[] };
-    /** The same page with the matches fetched first and sorted in memory (plan.ts), when worth probing. */
-    sorted?: { text: string; probe: string; reach: number };
+    /** The same page with the matches fetched first and sorted in memory (plan.ts); `probe` when a count may decide for it. */
+    sorted?: { text: string; capped: string; probe?: string; reach: number; values: unknown[]; max: number; tryMs: number };
     count: CountShape;
 }
 
@@ -30,7 +38,8 @@ const INBOX_WITH_BODY = withBody('events_inbox', 'bodies_inbox');
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
-export function buildStatements(q: LogsQuery): Statements {
+export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Statements {
+    const { tryMs = TRY_MS, sortMax = SORT_MAX } = options;
     const order = totalOrder(q.sort);
     const p = new Params();
     const where = buildWhere(q.filters, p);
@@ -53,7 +62,9 @@ export function buildStatements(q: LogsQuery): Statements {
     const columns = cursorMode ? `${SELECT_SUMMARY}, ${sortKeyColumns(order)}` : SELECT_SUMMARY;
     const limit = p.bind(cursorMode ? q.limit + 1 : q.limit, 'bigint');
     const offset = p.bind(cursorMode ? 0 : q.offset, 'bigint');
-    let page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
+    // The values every statement of the page uses; the body branches' reach comes after them.
+    const values = [...p.values];
+    let page = { text: `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit} OFFSET ${offset}`, values };
     if (onBody) {
         // The page from each table on its own, merged: the indexed tables get the plans a single
         // table gets (the sort index walked, or the body's trigram index first), the inbox is small.
@@ -62,15 +73,20 @@ export function buildStatements(q: LogsQuery): Statements {
             `(SELECT ${SELECT_SUMMARY}, ${sortKeyColumns(order)} FROM ${source}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${reach})`;
         page = { text: `SELECT w.* FROM (${branch(EVENTS_WITH_BODY)} UNION ALL ${branch(INBOX_WITH_BODY)}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`, values: p.values };
     }
-    if (!mayProbe(q.filters, order)) return { page, count };
+    if (!mayFallBack(q.filters, order)) return { page, count };
     // OFFSET 0 keeps PostgreSQL from pulling the ORDER BY into the subquery, so the matches come
     // through the filters' indexes and are sorted after.
     const keys = `${SELECT_SUMMARY}, ${sortKeyColumns(order)}`;
     const sorted = {
         text: `SELECT w.* FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} OFFSET 0) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
+        // At most `max` matches, and how many there were (up to one more): more means it must not be used.
+        capped: `SELECT w.*, count(*) OVER () AS whd_matches FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
         // The filters' values, then the cap: $${count.values.length + 1}.
-        probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s`,
+        ...(mayProbe(q.filters, order) ? { probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s` } : {}),
         reach: (cursorMode ? 0 : q.offset) + q.limit,
+        values,
+        max: sortMax,
+        tryMs,
     };
     return { page, sorted, count };
 }
@@ -82,9 +98,9 @@ export function buildStatements(q: LogsQuery): Statements {
  * an unusable cursor, 504 (the SQLite pool's error) past `timeoutMs` (0: no limit), 499 when `signal` aborts (the
  * statement is cancelled on the server), StoreUnavailableError while the database is away.
  */
-export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSignal, timeoutMs = PG_QUERY_TIMEOUT_MS): Promise<LogsPage> {
+export async function runPgQuery(pool: pg.Pool, q: LogsQuery, signal?: AbortSignal, timeoutMs = PG_QUERY_TIMEOUT_MS, options: PgQueryOptions = {}): Promise<LogsPage> {
     if (signal?.aborted) throw queryCancelled();
-    const statements = buildStatements(q);
+    const statements = buildStatements(q, options);
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
     const client = await guarded(() => pool.connect());
     let failed: Error | undefined;
@@ -117,7 +133,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0}`);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await limitTime();
-    const rows = (await client.query<PgPageRow>(await sortInMemory(client, s) ? { text: s.sorted!.text, values: s.page.values } : s.page)).rows;
+    const rows = await pageRows(client, s, deadline);
     let page: LogsPage;
     if (cursorMode) {
         const more = rows.length > q.limit;
@@ -138,13 +154,64 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     return page;
 }
 
-/** Whether the filters match fewer events than make walking the sort index pay (plan.ts): counted up to the cap. */
-async function sortInMemory(client: pg.PoolClient, s: Statements): Promise<boolean> {
-    if (!s.sorted) return false;
-    const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events_all')).rows[0]!.n);
-    const cap = probeCap(s.sorted.reach, events);
-    const matches = Number((await client.query<{ n: string | number }>(s.sorted.probe, [...s.count.values, cap])).rows[0]!.n);
-    return matches < cap;
+/**
+ * The page's rows. Without a filter the sort's index does not serve, the planner's plan. Else a
+ * b-tree filter is counted up to the cap, and fewer matches than make walking the sort index pay
+ * are sorted in memory (plan.ts). Otherwise the planner's plan runs, for at most `tryMs`: PostgreSQL
+ * assumes matches spread evenly along the sort index, and a filter correlated with the sort made it
+ * walk most of a million-row index for a page of 100 (0.2-6 s). Past that time the plan is
+ * cancelled (to a savepoint) and the matches are sorted in memory, when there are at most `max`
+ * (tooMany); else the planner's plan runs again, with the query's whole time.
+ */
+async function pageRows(client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
+    const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
+    const { sorted } = s;
+    if (!sorted) return run(s.page.text, s.page.values);
+    if (sorted.probe) {
+        const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events_all')).rows[0]!.n);
+        const few = probeCap(sorted.reach, events);
+        const matches = Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, few])).rows[0]!.n);
+        if (matches < few) return run(sorted.text, sorted.values);
+    }
+    const left = (): number => (Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0);
+    const limitTime = (ms: number): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${ms}`);
+    const whole = left();
+    // Only when the try ends well before the query's own limit; 0 is no limit at all.
+    if (whole === 0 || whole > 2 * sorted.tryMs) {
+        // A try of 0 ms goes straight to the in-memory sort.
+        if (sorted.tryMs > 0) {
+            await client.query('SAVEPOINT whd_try');
+            await limitTime(sorted.tryMs);
+            try {
+                const rows = await run(s.page.text, s.page.values);
+                await client.query('RELEASE SAVEPOINT whd_try');
+                await limitTime(left());
+                return rows;
+            } catch (error) {
+                // Only the try's own time limit; a cancel (the client left) ends the query.
+                if ((error as { code?: unknown }).code !== '57014' || !/statement timeout/.test(String((error as Error).message))) throw error;
+                await client.query('ROLLBACK TO SAVEPOINT whd_try');
+                await limitTime(left());
+            }
+        }
+        if (sorted.reach <= sorted.max && !(await tooMany(client, s, sorted))) {
+            // An empty page means few matches: past the cap, the page (within reach) would hold some.
+            const rows = await run(sorted.capped, sorted.values);
+            if (rows.length === 0 || Number(rows[0]!.whd_matches) <= sorted.max) return rows;
+        }
+    }
+    return run(s.page.text, s.page.values);
+}
+
+/**
+ * Whether the matches are plainly more than `max`, so that sorting them in memory would only be
+ * started to be given up: b-tree filters counted up to just past it, substring and keyed ones by
+ * the planner's estimate (a count through a trigram index would do the search itself).
+ */
+async function tooMany(client: pg.PoolClient, s: Statements, sorted: NonNullable<Statements['sorted']>): Promise<boolean> {
+    if (sorted.probe) return Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, sorted.max + 1])).rows[0]!.n) > sorted.max;
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${s.count.from}${whereClause(s.count.conditions)}`, s.count.values);
+    return rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'] > 2 * sorted.max;
 }
 
 const aborted = (signal: AbortSignal): Promise<never> => new Promise((_, reject) => signal.addEventListener('abort', () => reject(queryCancelled()), { once: true }));
