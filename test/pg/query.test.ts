@@ -126,3 +126,31 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs queries answer exactly as 
         assert.equal((await same('limit=1')).total, 460 - 30);
     }, 120_000);
 });
+
+describe.runIf(pgQueryTestsRun)('PostgreSQL keyed filters sorted in memory with their JSON walk deferred', () => {
+    let twins: TwinStores;
+    // 100 JSON bodies that all hold "type" and "order.created" (every one is a candidate of the
+    // prefilter): the first 80 stored are decoys whose type is "other", the last 20 match.
+    beforeAll(async () => {
+        const events = differentialEvents(100).map((e, i) => {
+            const raw = Buffer.from(JSON.stringify(i < 80 ? { type: 'other', ref: 'order.created' } : { type: 'order.created', n: i }));
+            const { blobKey: _blobKey, ...rest } = e;
+            return { ...rest, bodyKind: 'json' as const, bodyRaw: raw, size: raw.length };
+        });
+        twins = await openTwinStores(events);
+    }, 120_000);
+    afterAll(() => twins?.close());
+
+    it('past its cap of candidates it gives up, even when the candidates it read hold no match, and the answer is the planner\'s', async () => {
+        for (const qs of ['body[type]=order.created&sort=size:asc&limit=5', 'body[type]=order.created&sort=requestUrl:desc&cursor=&limit=5', 'body[type]=order.created&limit=5&offset=10']) {
+            const q = parseLogsQuery(new URLSearchParams(qs));
+            const expected = runLogsQuery(twins.sqlite, q);
+            assert.ok(expected.items.length > 0, `${qs}: SQLite finds matches`);
+            // A cap of 60 candidates: the estimate (100) is under twice the cap, so the in-memory sort
+            // starts, reads 61 decoys, and must see that it passed the cap rather than answer nothing.
+            assert.deepEqual(await runPgQuery(twins.pool, q, undefined, undefined, { tryMs: 0, sortMax: 60 }), expected, qs);
+            // Under the cap, the deferred walk answers itself.
+            assert.deepEqual(await runPgQuery(twins.pool, q, undefined, undefined, { tryMs: 0, sortMax: 1000 }), expected, `${qs} (cap 1000)`);
+        }
+    }, 60_000);
+});

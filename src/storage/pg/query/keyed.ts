@@ -25,11 +25,13 @@ export function stepModes(path: readonly string[], indexes: boolean): string {
 }
 
 /**
- * "The value at `path` equals `value`", as the SQLite backend answers it (see keyed-functions.ts
- * for the rules), behind the same LIKE prefilter, which decides the same rows: it also skips the
- * JSON parse of nearly every row that cannot match.
+ * "The value at `path` equals `value`", as the SQLite backend answers it (see keyed-functions.ts for
+ * the rules), in two parts: conditions on the text that a trigram index serves and that skip the
+ * JSON walk of nearly every row that cannot match (`prefilter`, textPrefilter), and the walk that
+ * decides (`test`, a function call over the same row), which a caller may run only on the rows it
+ * still needs (run.ts). The filter is both, ANDed.
  */
-export function keyedCondition(column: JsonColumn, path: string[], value: string, p: Params): string {
+export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test: string } {
     // PostgreSQL text holds no NUL. A value with one is compared in the sanitized document (see
     // keyed-functions.ts), where a string's \u0000 escape reads as the six characters written here.
     const nul = value.includes('\u0000');
@@ -42,10 +44,10 @@ export function keyedCondition(column: JsonColumn, path: string[], value: string
     // Whether the text is known to be JSON: JSON.stringify wrote every column but the body, and
     // ingest's scanner passed a body of kind json (a text body may be anything).
     const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${column === 'body' ? "e.body_kind = 'json'" : 'true'}`;
-    if (column === 'responseHeaders') return `${prefilter}whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})`;
+    if (column === 'responseHeaders') return { prefilter, test: `whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})` };
     const steps = p.bind(path, 'text[]');
     const modes = p.bind(stepModes(path, column === 'body' || column === 'responseBody'), 'text');
-    return `${prefilter}whd_keyed(${source}, ${steps}, ${modes}, ${s}, ${n}, ${nInt})`;
+    return { prefilter, test: `whd_keyed(${source}, ${steps}, ${modes}, ${s}, ${n}, ${nInt})` };
 }
 
 /** A run of characters that no JSON encoder in common use escapes, long enough to be worth a LIKE. */
@@ -63,7 +65,7 @@ const longestSafeRun = (text: string): string | undefined => (text.match(SAFE_RU
  * JSON delimiters. Without this, a value such as text/html (plain runs "text" and "html") or a short
  * key such as n let nearly every row through to the JSON walk (10 s at a million events).
  */
-function textPrefilter(column: JsonColumn, path: readonly string[], value: string, p: Params): string {
+function textPrefilter(column: JsonColumn, path: readonly string[], value: string, p: Params): string[] {
     const sql = JSON_COLUMNS[column];
     const key = [...path].reverse().find((segment) => !/^\d+$/.test(segment));
     const conditions: string[] = [];
@@ -86,7 +88,7 @@ function textPrefilter(column: JsonColumn, path: readonly string[], value: strin
             if (run !== undefined) conditions.push(containsCondition(sql, run, p));
         }
     }
-    return conditions.map((c) => `${c} AND `).join('');
+    return conditions;
 }
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');

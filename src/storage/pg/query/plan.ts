@@ -27,12 +27,13 @@ export function mayProbe(filters: readonly Filter[], order: readonly SortRule[])
  * Whether the planner's plan runs for TRY_MS only, the matches then sorted in memory (run.ts): a
  * filter the sort's own index does not serve. Not for no filter, an id or request id (a row or
  * two), filters that the sort's own index serves (a timestamp sort under webhookId or status, a
- * range on the sort field), or a body filter: its keyed JSON walk would run on every match sorted
- * in memory (a 1.3% match took 0.3 s that way), and the planner's plan is the best there is.
+ * range on the sort field), or a body substring: a body search reads each body it tests, and the
+ * planner's plan (each table's page merged, run.ts) is the best there is. A keyed body filter does
+ * fall back: its JSON walk then runs only on the candidates the page still needs.
  */
 export function mayFallBack(filters: readonly Filter[], order: readonly SortRule[]): boolean {
     if (filters.length === 0) return false;
-    if (filters.some((f) => (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body')) return false;
+    if (filters.some((f) => f.kind === 'text' && f.column === 'body')) return false;
     if (filters.some((f) => f.kind === 'exact' && (f.field === 'id' || f.field === 'requestId'))) return false;
     const lead = order[0]!.field;
     const own = (f: Filter): boolean => (f.kind === 'range' && f.field === lead) || (lead === 'timestamp' && servedWithTimestamp(f))

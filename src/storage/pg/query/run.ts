@@ -2,6 +2,7 @@ import pg from 'pg';
 import { BadRequestError } from '../../../errors.js';
 import type { LogsPage, LogsQuery } from '../../query-types.js';
 import { totalOrder } from '../../sort-order.js';
+import type { SortRule } from '../../query-types.js';
 import { queryCancelled, queryTimedOut } from '../../query-errors.js';
 import { guarded, storeError } from '../pool.js';
 import { cachedCount, type CountShape } from './count-cache.js';
@@ -9,7 +10,7 @@ import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCu
 import { mayFallBack, mayProbe, probeCap, SORT_MAX, TRY_MS } from './plan.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
-import { buildWhere } from './where.js';
+import { buildWhere, type WhereParts } from './where.js';
 
 /** Time limit of one query, ms: the SQLite query pool's (POOL_LIMITS.timeoutMs). */
 export const PG_QUERY_TIMEOUT_MS = 15_000;
@@ -26,7 +27,7 @@ export interface PgQueryOptions {
 interface Statements {
     page: { text: string; values: unknown[] };
     /** The same page with the matches fetched first and sorted in memory (plan.ts); `probe` when a count may decide for it. */
-    sorted?: { text: string; capped: string; probe?: string; reach: number; values: unknown[]; max: number; tryMs: number };
+    sorted?: { text: string; capped: string; estimate: string; probe?: string; reach: number; values: unknown[]; max: number; tryMs: number };
     count: CountShape;
 }
 
@@ -36,6 +37,23 @@ const EVENTS_WITH_BODY = withBody('events', 'bodies');
 const INBOX_WITH_BODY = withBody('events_inbox', 'bodies_inbox');
 
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+
+/**
+ * The in-memory sort of a page with keyed filters, their JSON walks deferred: the candidates (every
+ * other condition, the keyed filters' trigram prefilters included) are sorted first, and the walks
+ * then run in that order only until the page is full, instead of on every candidate (a walk costs
+ * ~25 µs a body: 12,632 candidates took 0.3 s). A body is read by position only for the rows tested.
+ * Past `max` candidates every row passes, so the caller sees whd_matches and does not use it.
+ */
+function deferredTests(where: WhereParts, order: readonly SortRule[], a: { from: string; keys: string; after: string[]; limit: string; offset: string; max: number }): string {
+    const columns = [...new Set(where.testColumns.filter((c) => c !== 'body_text'))].map((c) => `, e.${c}`).join('');
+    const candidates = `SELECT ${a.keys}, e.seq AS whd_seq, e.body_kind${columns} FROM ${a.from}${whereClause([...where.narrow, ...a.after])} LIMIT ${a.max + 1}`;
+    const inOrder = `SELECT v.*, count(*) OVER () AS whd_matches FROM (${candidates}) v ORDER BY ${orderByKeys(order).replaceAll('w.k', 'v.k')}`;
+    const body = where.testColumns.includes('body_text') ? ', (SELECT b.text FROM bodies_all b WHERE b.seq = w.whd_seq) AS body_text' : '';
+    const picked = `${SELECT_SUMMARY}, ${order.map((_, i) => `e.k${i}`).join(', ')}, e.whd_matches`;
+    return `SELECT ${picked} FROM (SELECT w.*${body} FROM (${inOrder}) w) e WHERE (${where.tests.join(' AND ')}) OR e.whd_matches > ${a.max}`
+        + ` ORDER BY ${orderByKeys(order).replaceAll('w.k', 'e.k')} LIMIT ${a.limit} OFFSET ${a.offset}`;
+}
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
 export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Statements {
@@ -51,9 +69,11 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
     const conditions = [...where.events, ...where.bodies];
     const count: CountShape = { from, conditions: [...conditions], values: p.values.slice(0, whereValues) };
     const cursorMode = q.cursor !== undefined;
+    let after: string[] = [];
     if (q.cursor) {
         try {
-            conditions.push(keysetCondition(order, q.cursor, p));
+            after = [keysetCondition(order, q.cursor, p)];
+            conditions.push(...after);
         } catch (error) {
             if (error instanceof UnusableCursorError) throw new BadRequestError("Parameter 'cursor' is not a valid cursor: pass nextCursor from a previous page unchanged, or an empty cursor= to start", { parameter: 'cursor' });
             throw error;
@@ -79,8 +99,13 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
     const keys = `${SELECT_SUMMARY}, ${sortKeyColumns(order)}`;
     const sorted = {
         text: `SELECT w.* FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} OFFSET 0) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
-        // At most `max` matches, and how many there were (up to one more): more means it must not be used.
-        capped: `SELECT w.*, count(*) OVER () AS whd_matches FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
+        capped: where.tests.length === 0
+            // At most `max` matches, and how many there were (up to one more): more means it must not be used.
+            ? `SELECT w.*, count(*) OVER () AS whd_matches FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`
+            : deferredTests(where, order, { from, keys, after, limit, offset, max: sortMax }),
+        // The planner's estimate of the candidates: the keyed filters' JSON walks, whose selectivity it
+        // can only guess, are folded away (OR true), but their parameters keep their types.
+        estimate: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}${whereClause([...where.narrow, ...(where.tests.length ? [`((${where.tests.join(' AND ')}) OR true)`] : [])])}`,
         // The filters' values, then the cap: $${count.values.length + 1}.
         ...(mayProbe(q.filters, order) ? { probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s` } : {}),
         reach: (cursorMode ? 0 : q.offset) + q.limit,
@@ -210,7 +235,7 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
  */
 async function tooMany(client: pg.PoolClient, s: Statements, sorted: NonNullable<Statements['sorted']>): Promise<boolean> {
     if (sorted.probe) return Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, sorted.max + 1])).rows[0]!.n) > sorted.max;
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${s.count.from}${whereClause(s.count.conditions)}`, s.count.values);
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(sorted.estimate, s.count.values);
     return rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'] > 2 * sorted.max;
 }
 

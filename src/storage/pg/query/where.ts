@@ -1,7 +1,7 @@
-import type { Filter } from '../../query-types.js';
+import type { Filter, JsonColumn } from '../../query-types.js';
 import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
-import { keyedCondition } from './keyed.js';
+import { keyedParts } from './keyed.js';
 import { bindNumber, bindText, type Params } from './params.js';
 
 /** SQL conditions built from filters, their values bound into one Params. */
@@ -10,21 +10,41 @@ export interface WhereParts {
     events: string[];
     /** Conditions that read the body (`e.body_text`: the query reads events_with_body). */
     bodies: string[];
+    /**
+     * The same conditions with the keyed filters' JSON walks left out (their trigram prefilters
+     * kept), and those walks apart: a superset of the rows, then the test that decides (run.ts).
+     */
+    narrow: string[];
+    tests: string[];
+    /** The JSON columns the tests read, as `e.<column>` names (the body as body_text). */
+    testColumns: string[];
 }
 
 const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
 /** Translates filters into conditions (all must hold), with the semantics of the SQLite backend. */
 export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
-    const parts: WhereParts = { events: [], bodies: [] };
+    const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [] };
     for (const f of filters) {
         const onBody = (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body';
-        (onBody ? parts.bodies : parts.events).push(condition(f, p));
+        if (f.kind === 'keyed') {
+            const { prefilter, test } = keyedParts(f.column, f.path, f.value, p);
+            (onBody ? parts.bodies : parts.events).push([...prefilter, test].join(' AND '));
+            parts.narrow.push(...prefilter);
+            parts.tests.push(test);
+            parts.testColumns.push(TEST_COLUMNS[f.column]);
+            continue;
+        }
+        const c = condition(f, p);
+        (onBody ? parts.bodies : parts.events).push(c);
+        parts.narrow.push(c);
     }
     return parts;
 }
 
-function condition(f: Filter, p: Params): string {
+const TEST_COLUMNS: Readonly<Record<JsonColumn, string>> = { headers: 'headers', query: 'query', body: 'body_text', responseHeaders: 'response_headers', responseBody: 'response_body' };
+
+function condition(f: Exclude<Filter, { kind: 'keyed' }>, p: Params): string {
     switch (f.kind) {
         case 'exact': {
             // No stored value holds NUL (PostgreSQL text cannot): such a value matches nothing.
@@ -43,7 +63,5 @@ function condition(f: Filter, p: Params): string {
             return `e.signature_valid = ${p.bind(f.value, 'boolean')}`;
         case 'text':
             return containsCondition(JSON_COLUMNS[f.column], f.value, p);
-        case 'keyed':
-            return keyedCondition(f.column, f.path, f.value, p);
     }
 }
