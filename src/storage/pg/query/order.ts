@@ -12,9 +12,9 @@ export function orderByClause(order: readonly SortRule[]): string {
     return order.map((r) => `${SORT_COLUMNS[r.field]} ${r.dir === 'asc' ? 'ASC' : 'DESC'}${nulls(r)}`).join(', ');
 }
 
-/** `ORDER BY` over a subquery `w` that carries the sort values as k0..kN (see sortKeyColumns). */
-export function orderByKeys(order: readonly SortRule[]): string {
-    return order.map((r, i) => `w.k${i} ${r.dir === 'asc' ? 'ASC' : 'DESC'}${nulls(r)}`).join(', ');
+/** `ORDER BY` over a subquery (`w` unless named) that carries the sort values as k0..kN (see sortKeyColumns). */
+export function orderByKeys(order: readonly SortRule[], alias = 'w'): string {
+    return order.map((r, i) => `${alias}.k${i} ${r.dir === 'asc' ? 'ASC' : 'DESC'}${nulls(r)}`).join(', ');
 }
 
 /** Result columns k0..kN holding each row's sort values, for the next cursor (the last one is id). */

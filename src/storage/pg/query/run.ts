@@ -26,8 +26,11 @@ export interface PgQueryOptions {
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
     page: { text: string; values: unknown[] };
-    /** The same page with the matches fetched first and sorted in memory (plan.ts); `probe` when a count may decide for it. */
-    sorted?: { text: string; capped: string; estimate: string; probe?: string; reach: number; values: unknown[]; max: number; tryMs: number };
+    /**
+     * The same page with the matches fetched first and sorted in memory (plan.ts); how many there are
+     * is counted by `probe` (b-tree filters) or else estimated by `estimate`.
+     */
+    sorted?: { text: string; capped: string; reach: number; values: unknown[]; max: number; tryMs: number } & ({ probe: string } | { estimate: string });
     count: CountShape;
 }
 
@@ -48,11 +51,11 @@ const whereClause = (conditions: readonly string[]): string => (conditions.lengt
 function deferredTests(where: WhereParts, order: readonly SortRule[], a: { from: string; keys: string; after: string[]; limit: string; offset: string; max: number }): string {
     const columns = [...new Set(where.testColumns.filter((c) => c !== 'body_text'))].map((c) => `, e.${c}`).join('');
     const candidates = `SELECT ${a.keys}, e.seq AS whd_seq, e.body_kind${columns} FROM ${a.from}${whereClause([...where.narrow, ...a.after])} LIMIT ${a.max + 1}`;
-    const inOrder = `SELECT v.*, count(*) OVER () AS whd_matches FROM (${candidates}) v ORDER BY ${orderByKeys(order).replaceAll('w.k', 'v.k')}`;
+    const inOrder = `SELECT v.*, count(*) OVER () AS whd_matches FROM (${candidates}) v ORDER BY ${orderByKeys(order, 'v')}`;
     const body = where.testColumns.includes('body_text') ? ', (SELECT b.text FROM bodies_all b WHERE b.seq = w.whd_seq) AS body_text' : '';
     const picked = `${SELECT_SUMMARY}, ${order.map((_, i) => `e.k${i}`).join(', ')}, e.whd_matches`;
     return `SELECT ${picked} FROM (SELECT w.*${body} FROM (${inOrder}) w) e WHERE (${where.tests.join(' AND ')}) OR e.whd_matches > ${a.max}`
-        + ` ORDER BY ${orderByKeys(order).replaceAll('w.k', 'e.k')} LIMIT ${a.limit} OFFSET ${a.offset}`;
+        + ` ORDER BY ${orderByKeys(order, 'e')} LIMIT ${a.limit} OFFSET ${a.offset}`;
 }
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
@@ -103,11 +106,12 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
             // At most `max` matches, and how many there were (up to one more): more means it must not be used.
             ? `SELECT w.*, count(*) OVER () AS whd_matches FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`
             : deferredTests(where, order, { from, keys, after, limit, offset, max: sortMax }),
-        // The planner's estimate of the candidates: the keyed filters' JSON walks, whose selectivity it
-        // can only guess, are folded away (OR true), but their parameters keep their types.
-        estimate: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}${whereClause([...where.narrow, ...(where.tests.length ? [`((${where.tests.join(' AND ')}) OR true)`] : [])])}`,
-        // The filters' values, then the cap: $${count.values.length + 1}.
-        ...(mayProbe(q.filters, order) ? { probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s` } : {}),
+        ...(mayProbe(q.filters, order)
+            // The filters' values, then the cap: $${count.values.length + 1}.
+            ? { probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s` }
+            // The planner's estimate of the candidates: the keyed filters' JSON walks, whose selectivity
+            // it can only guess, are folded away (OR true), but their parameters keep their types.
+            : { estimate: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}${whereClause([...where.narrow, ...(where.tests.length ? [`((${where.tests.join(' AND ')}) OR true)`] : [])])}` }),
         reach: (cursorMode ? 0 : q.offset) + q.limit,
         values,
         max: sortMax,
@@ -192,31 +196,29 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
     const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
     const { sorted } = s;
     if (!sorted) return run(s.page.text, s.page.values);
-    if (sorted.probe) {
+    if ('probe' in sorted) {
         const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events_all')).rows[0]!.n);
         const few = probeCap(sorted.reach, events);
         const matches = Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, few])).rows[0]!.n);
         if (matches < few) return run(sorted.text, sorted.values);
     }
     const left = (): number => (Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0);
-    const limitTime = (ms: number): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${ms}`);
+    // Each savepoint step and the time limit it sets go in one round trip (a simple query of two statements).
+    const step = (savepoint: string, ms: number): Promise<unknown> => client.query(`${savepoint} whd_try; SET LOCAL statement_timeout = ${ms}`);
     const whole = left();
     // Only when the try ends well before the query's own limit; 0 is no limit at all.
     if (whole === 0 || whole > 2 * sorted.tryMs) {
         // A try of 0 ms goes straight to the in-memory sort.
         if (sorted.tryMs > 0) {
-            await client.query('SAVEPOINT whd_try');
-            await limitTime(sorted.tryMs);
+            await step('SAVEPOINT', sorted.tryMs);
             try {
                 const rows = await run(s.page.text, s.page.values);
-                await client.query('RELEASE SAVEPOINT whd_try');
-                await limitTime(left());
+                await step('RELEASE SAVEPOINT', left());
                 return rows;
             } catch (error) {
                 // Only the try's own time limit; a cancel (the client left) ends the query.
                 if ((error as { code?: unknown }).code !== '57014' || !/statement timeout/.test(String((error as Error).message))) throw error;
-                await client.query('ROLLBACK TO SAVEPOINT whd_try');
-                await limitTime(left());
+                await step('ROLLBACK TO SAVEPOINT', left());
             }
         }
         if (sorted.reach <= sorted.max && !(await tooMany(client, s, sorted))) {
@@ -234,7 +236,7 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
  * the planner's estimate (a count through a trigram index would do the search itself).
  */
 async function tooMany(client: pg.PoolClient, s: Statements, sorted: NonNullable<Statements['sorted']>): Promise<boolean> {
-    if (sorted.probe) return Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, sorted.max + 1])).rows[0]!.n) > sorted.max;
+    if ('probe' in sorted) return Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, sorted.max + 1])).rows[0]!.n) > sorted.max;
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(sorted.estimate, s.count.values);
     return rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'] > 2 * sorted.max;
 }

@@ -27,17 +27,13 @@ export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
     const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [] };
     for (const f of filters) {
         const onBody = (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body';
-        if (f.kind === 'keyed') {
-            const { prefilter, test } = keyedParts(f.column, f.path, f.value, p);
-            (onBody ? parts.bodies : parts.events).push([...prefilter, test].join(' AND '));
-            parts.narrow.push(...prefilter);
+        const { prefilter, test } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined };
+        (onBody ? parts.bodies : parts.events).push([...prefilter, ...(test === undefined ? [] : [test])].join(' AND '));
+        parts.narrow.push(...prefilter);
+        if (f.kind === 'keyed' && test !== undefined) {
             parts.tests.push(test);
             parts.testColumns.push(TEST_COLUMNS[f.column]);
-            continue;
         }
-        const c = condition(f, p);
-        (onBody ? parts.bodies : parts.events).push(c);
-        parts.narrow.push(c);
     }
     return parts;
 }
