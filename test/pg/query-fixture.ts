@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ipToBytes } from '../../src/lib/ip.js';
 import { encodeEvent } from '../../src/storage/rows.js';
+import { bodyKeys } from '../../src/storage/pg/body-keys.js';
 import { migrate } from '../../src/storage/pg/schema.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { prepareReader } from '../../src/storage/sqlite/schema.js';
@@ -15,11 +16,12 @@ import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-serve
 export const pgQueryTestsRun = pgTestsCanRun('the PostgreSQL query tests');
 
 const COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type', 'remote_ip',
-    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin'];
+    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin', 'body_keys'];
 
 /**
  * Inserts events as the SQLite backend encodes them (rows.ts encodeEvent: the same JSON text, the
- * same 16-byte address), positions from events_seq, in order; textual bodies as text, binary as bytes.
+ * same 16-byte address), positions from events_seq, in order; textual bodies as text, binary as bytes,
+ * with the keys the PostgreSQL backend writes (body-keys.ts).
  */
 export async function insertEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += 200) {
@@ -30,7 +32,7 @@ export async function insertEvents(pool: pg.Pool, events: readonly NewEvent[]): 
         batch.forEach((e, i) => {
             const r = encodeEvent(e);
             const seq = rows[i]!.seq;
-            eventValues.push(seq, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, 22), ipToBytes(r[10]));
+            eventValues.push(seq, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, 22), ipToBytes(r[10]), bodyKeys(r[19], r[22]));
             const body = r[22];
             if (body) bodyValues.push(seq, e.bodyKind === 'binary' ? null : Buffer.from(body).toString('utf8'), e.bodyKind === 'binary' ? Buffer.from(body) : null);
         });

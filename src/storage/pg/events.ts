@@ -9,11 +9,14 @@ import { bodyRow, EVENT_WITH_BODY, eventRow, storable, storedBody, type PgEventB
 
 type FullRow = PgEventBodyRow & { replays: string[]; forward: string | null };
 
-// The event, its body, its latest replays (oldest first) and its forwarding outcome in one round trip.
-const FULL = `SELECT ${EVENT_WITH_BODY},
+/**
+ * The event, its body, its latest replays (oldest first) and its forwarding outcome in one round
+ * trip. With `sizeParam` (the `$n` of a byte limit, or NULL for none), a body over it is not read.
+ */
+const full = (sizeParam?: string): string => `SELECT ${EVENT_WITH_BODY},
     ARRAY(SELECT r.data FROM (SELECT id, data FROM replays WHERE event_id = e.id ORDER BY id DESC LIMIT ${REPLAY_HISTORY}) r ORDER BY r.id) AS replays,
     (SELECT data FROM forwards WHERE event_id = e.id) AS forward
-    FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq`;
+    FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq${sizeParam ? ` AND (${sizeParam}::bigint IS NULL OR e.size <= ${sizeParam})` : ''}`;
 
 /** The full entry of a row with replays and forwarding outcome; `withBody` false leaves the body unread. */
 function fullEntry(r: FullRow, withBody = true): LogEntry {
@@ -29,7 +32,7 @@ export class EventReads {
 
     /** The full entry; NotFoundError when no event has this id. */
     async getEntry(id: string): Promise<LogEntry> {
-        const [row] = storable(id) ? await rows<FullRow>(this.pool, `${FULL} WHERE e.id = $1`, [id]) : [];
+        const [row] = storable(id) ? await rows<FullRow>(this.pool, `${full()} WHERE e.id = $1`, [id]) : [];
         if (!row) throw new NotFoundError(`Log entry '${id}' not found`);
         return fullEntry(row);
     }
@@ -39,7 +42,7 @@ export class EventReads {
         const [start] = storable(id) ? await rows<{ seq: number }>(this.pool, 'SELECT seq FROM events_all WHERE id = $1', [id]) : [];
         if (!start) return undefined;
         // A body over bodyLimit is not read: a live-stream resume sends a reference for it.
-        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies_all b ON b.seq = e.seq', 'LEFT JOIN bodies_all b ON b.seq = e.seq AND ($3::bigint IS NULL OR e.size <= $3)')} WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, [
+        const list = await rows<FullRow>(this.pool, `${full('$3')} WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, [
             start.seq,
             limit,
             Number.isFinite(bodyLimit) ? Math.floor(bodyLimit) : null,
@@ -51,7 +54,7 @@ export class EventReads {
     async entriesOf(ids: readonly string[], bodyLimit = Infinity): Promise<LogEntry[]> {
         const wanted = ids.filter(storable);
         if (wanted.length === 0) return [];
-        const list = await rows<FullRow>(this.pool, `${FULL.replace('LEFT JOIN bodies_all b ON b.seq = e.seq', 'LEFT JOIN bodies_all b ON b.seq = e.seq AND ($2::bigint IS NULL OR e.size <= $2)')} WHERE e.id = ANY($1::text[])`, [
+        const list = await rows<FullRow>(this.pool, `${full('$2')} WHERE e.id = ANY($1::text[])`, [
             wanted,
             Number.isFinite(bodyLimit) ? Math.floor(bodyLimit) : null,
         ]);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { ipToBytes } from '../../lib/ip.js';
 import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
+import { bodyKeys, joinedKeys } from './body-keys.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 import { prepared } from './pool.js';
 
@@ -22,7 +23,11 @@ const COLUMNS: [name: string, type: string][] = [
     ['user_agent', 'text'], ['headers', 'text'], ['query', 'text'], ['response_headers', 'text'], ['response_body', 'text'],
     ['signature_valid', 'boolean'], ['signature_provider', 'text'], ['signature_error', 'text'], ['body_kind', 'text'], ['blob_key', 'text'],
     ['meta', 'text'], ['ip_bin', 'bytea'],
+    // Each event's keys as one text (body-keys.ts joinedKeys), split on insert.
+    ['body_keys', 'text'],
 ];
+const IP_BIN = BODY;
+const BODY_KEYS = BODY + 1;
 const SIGNATURE_VALID = 16;
 
 /**
@@ -46,7 +51,7 @@ BEGIN
     END IF;
     first := setval('events_seq', nextval('events_seq') + n - 1) - n + 1;
     INSERT INTO events_inbox (seq, ${COLUMNS.map(([name]) => name).join(', ')}, origin)
-        SELECT first + u.o - 1, ${COLUMNS.map(([name]) => `u.${name}`).join(', ')}, a_origin
+        SELECT first + u.o - 1, ${COLUMNS.map(([name]) => (name === 'body_keys' ? `string_to_array(u.body_keys, ',')::bigint[]` : `u.${name}`)).join(', ')}, a_origin
         FROM unnest(${COLUMNS.map(([name]) => `a_${name}`).join(', ')}) WITH ORDINALITY AS u(${COLUMNS.map(([name]) => name).join(', ')}, o);
     INSERT INTO bodies_inbox (seq, text, raw) SELECT first + b.i - 1, b.t, b.r FROM unnest(b_index, b_text, b_raw) AS b(i, t, r);
     IF to_outbox THEN
@@ -76,8 +81,9 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
             const value = record[c];
             columns[c]!.push(c === SIGNATURE_VALID ? (value === null ? null : value === 1) : value);
         }
-        columns[BODY]!.push(ipToBytes(record[REMOTE_IP]));
+        columns[IP_BIN]!.push(ipToBytes(record[REMOTE_IP]));
         const raw = record[BODY];
+        columns[BODY_KEYS]!.push(joinedKeys(bodyKeys(record[BODY_KIND], raw)));
         if (raw) {
             const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
             const text = record[BODY_KIND] === 'binary' ? null : bytes.toString('utf8');

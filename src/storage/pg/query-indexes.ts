@@ -45,6 +45,9 @@ export const QUERY_INDEX_DDL: string[] = [
     `CREATE INDEX IF NOT EXISTS events_q_ts ON events (ts, id ${C})`,
     `CREATE INDEX IF NOT EXISTS events_q_id ON events (id ${C})`,
     ...SORT_INDEXES.map(([name, lead]) => `CREATE INDEX IF NOT EXISTS events_q_${name} ON events (${lead}, ts, id ${C})`),
+    // Keyed body filters (query/keyed.ts): the keys written at ingest, and the rows that have none.
+    'CREATE INDEX IF NOT EXISTS events_q_body_keys ON events USING gin (body_keys)',
+    'CREATE INDEX IF NOT EXISTS events_q_body_unkeyed ON events (seq) WHERE body_keys IS NULL',
     ...TRIGRAM_INDEXES.map(([table, column]) => `CREATE INDEX IF NOT EXISTS ${table}_q_trgm_${column} ON ${table} USING gin (${column} ${C} gin_trgm_ops)`),
     ...KEYED_FUNCTIONS_DDL,
 ];

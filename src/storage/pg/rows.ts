@@ -1,14 +1,19 @@
 import type { StoredBody } from '../types.js';
 import type { BodyRow, EventRow } from '../rows.js';
 
-/** An `events` row as PostgreSQL returns it (`SELECT e.*`): booleans are booleans, plus origin. */
+/** An `events` row as PostgreSQL returns it (EVENT_COLUMNS): booleans are booleans, plus origin. */
 export type PgEventRow = Omit<EventRow, 'signature_valid'> & { signature_valid: boolean | null; ip_bin: Buffer | null; origin: string | null };
 
 /** An events row with its body columns joined (`b.text AS b_text, b.raw AS b_raw`). */
 export type PgEventBodyRow = PgEventRow & { b_text: string | null; b_raw: Buffer | null };
 
+/** The columns of an event read back: all but body_keys, which only queries use (body-keys.ts). */
+const EVENT_COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type',
+    'remote_ip', 'ip_bin', 'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error',
+    'body_kind', 'blob_key', 'meta', 'origin'];
+
 /** The columns of an event with its body, for `FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq`. */
-export const EVENT_WITH_BODY = 'e.*, b.text AS b_text, b.raw AS b_raw';
+export const EVENT_WITH_BODY = `${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, b.text AS b_text, b.raw AS b_raw`;
 
 /** The row in the shape rows.ts decodes (SQLite's), so entries come out byte for byte the same. */
 export function eventRow(r: PgEventRow): EventRow {

@@ -1,4 +1,5 @@
 import type { JsonColumn } from '../../query-types.js';
+import { keyOf, stepText, valueForms } from '../body-keys.js';
 import { JSON_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import type { Params } from './params.js';
@@ -29,25 +30,55 @@ export function stepModes(path: readonly string[], indexes: boolean): string {
  * the rules), in two parts: conditions on the text that a trigram index serves and that skip the
  * JSON walk of nearly every row that cannot match (`prefilter`, textPrefilter), and the walk that
  * decides (`test`, a function call over the same row), which a caller may run only on the rows it
- * still needs (run.ts). The filter is both, ANDed.
+ * still needs (run.ts). The filter is both, ANDed. A body filter is one exact condition (bodyKeyed).
  */
-export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test: string } {
+export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test?: string } {
+    if (column === 'body') return { prefilter: [bodyKeyed(path, value, p)] };
+    const text = JSON_COLUMNS[column];
+    const prefilter = textPrefilter(text, column, path, value, p);
+    // JSON.stringify wrote every column but the body: its text is JSON.
+    const call = walk(text, 'true', column, path, value, p);
+    return { prefilter, test: call };
+}
+
+/** The JSON walk over `text` (an SQL expression; `valid`: whether it is known to be JSON). */
+function walk(text: string, valid: string, column: JsonColumn, path: readonly string[], value: string, p: Params): string {
     // PostgreSQL text holds no NUL. A value with one is compared in the sanitized document (see
     // keyed-functions.ts), where a string's \u0000 escape reads as the six characters written here.
     const nul = value.includes('\u0000');
     const s = p.bind(nul ? value.replaceAll('\u0000', '\\u0000') : value, 'text');
-    const number = DECIMAL.test(value) && Number.isFinite(Number(value)) ? Number(value) : null;
+    const number = numberOf(value);
     const n = p.bind(number, 'float8');
     const nInt = p.bind(number !== null && Number.isInteger(number) ? BigInt(number).toString() : null, 'numeric');
-    const prefilter = textPrefilter(column, path, value, p);
-    const text = column === 'body' ? 'e.body_text' : JSON_COLUMNS[column];
-    // Whether the text is known to be JSON: JSON.stringify wrote every column but the body, and
-    // ingest's scanner passed a body of kind json (a text body may be anything).
-    const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${column === 'body' ? "e.body_kind = 'json'" : 'true'}`;
-    if (column === 'responseHeaders') return { prefilter, test: `whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})` };
+    const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${valid}`;
+    if (column === 'responseHeaders') return `whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})`;
     const steps = p.bind(path, 'text[]');
     const modes = p.bind(stepModes(path, column === 'body' || column === 'responseBody'), 'text');
-    return { prefilter, test: `whd_keyed(${source}, ${steps}, ${modes}, ${s}, ${n}, ${nInt})` };
+    return `whd_keyed(${source}, ${steps}, ${modes}, ${s}, ${n}, ${nInt})`;
+}
+
+const numberOf = (value: string): number | null => (DECIMAL.test(value) && Number.isFinite(Number(value)) ? Number(value) : null);
+
+/**
+ * A keyed body filter: the keys written at ingest (body-keys.ts) hold one of the value's forms at
+ * one of the paths the steps can mean (a numeric step: a member name or an array index, stepModes),
+ * which the GIN index on body_keys finds exactly. Bodies without keys (NULL: stored before they
+ * existed, or beyond what they describe) are walked as before: one subquery, run once per statement,
+ * lists those that match, narrowed through the body's trigram index or the index of unkeyed rows
+ * (whichever the planner finds fewer), so a large body is never read for every query.
+ */
+function bodyKeyed(path: readonly string[], value: string, p: Params): string {
+    const modes = stepModes(path, true);
+    let paths = [''];
+    path.forEach((segment, i) => {
+        const steps = [...(modes[i] !== 'i' ? [stepText(segment)] : []), ...(modes[i] !== 'k' ? [stepText(Number(segment))] : [])];
+        paths = paths.flatMap((at) => steps.map((step) => at + step));
+    });
+    // A value with NUL cannot be in a key (such a body has none): only bodies without keys can match.
+    const keys = value.includes('\u0000') ? [] : paths.flatMap((at) => valueForms(value, numberOf(value)).map((form) => keyOf(at, form)));
+    const text = '(b.text COLLATE "C")';
+    const walked = ['x.body_keys IS NULL', ...textPrefilter(text, 'body', path, value, p), walk(text, "x.body_kind = 'json'", 'body', path, value, p)];
+    return `(e.body_keys && ${p.bind(keys, 'bigint[]')} OR e.seq = ANY (ARRAY(SELECT x.seq FROM events_all x JOIN bodies_all b ON b.seq = x.seq WHERE ${walked.join(' AND ')})))`;
 }
 
 /** A run of characters that no JSON encoder in common use escapes, long enough to be worth a LIKE. */
@@ -65,8 +96,7 @@ const longestSafeRun = (text: string): string | undefined => (text.match(SAFE_RU
  * JSON delimiters. Without this, a value such as text/html (plain runs "text" and "html") or a short
  * key such as n let nearly every row through to the JSON walk (10 s at a million events).
  */
-function textPrefilter(column: JsonColumn, path: readonly string[], value: string, p: Params): string[] {
-    const sql = JSON_COLUMNS[column];
+function textPrefilter(sql: string, column: JsonColumn, path: readonly string[], value: string, p: Params): string[] {
     const key = [...path].reverse().find((segment) => !/^\d+$/.test(segment));
     const conditions: string[] = [];
     if (column === 'body') {

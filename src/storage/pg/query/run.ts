@@ -35,9 +35,11 @@ interface Statements {
 }
 
 /** An event table joined to its bodies, as `e` with the body text as `e.body_text` (pulled up into a plain join). */
-const withBody = (events: string, bodies: string): string => `(SELECT e.*, b.text AS body_text FROM ${events} e JOIN ${bodies} b ON b.seq = e.seq) e`;
-const EVENTS_WITH_BODY = withBody('events', 'bodies');
-const INBOX_WITH_BODY = withBody('events_inbox', 'bodies_inbox');
+const joined = (events: string, bodies: string): string => `SELECT e.*, b.text AS body_text FROM ${events} e JOIN ${bodies} b ON b.seq = e.seq`;
+const EVENTS_WITH_BODY = `(${joined('events', 'bodies')}) e`;
+const INBOX_WITH_BODY = `(${joined('events_inbox', 'bodies_inbox')}) e`;
+/** Both tables so (a row moves with its body, so each joins its own). */
+const ALL_WITH_BODY = `(${joined('events', 'bodies')} UNION ALL ${joined('events_inbox', 'bodies_inbox')}) e`;
 
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
@@ -45,18 +47,23 @@ const whereClause = (conditions: readonly string[]): string => (conditions.lengt
  * The in-memory sort of a page with keyed filters, their JSON walks deferred: the candidates (every
  * other condition, the keyed filters' trigram prefilters included) are sorted first, and the walks
  * then run in that order only until the page is full, instead of on every candidate (a walk costs
- * ~25 µs a body: 12,632 candidates took 0.3 s). A body is read by position only for the rows tested.
+ * ~25 µs a document: 12,632 candidates took 0.3 s).
  * Past `max` candidates every row passes, so the caller sees whd_matches and does not use it.
  */
 function deferredTests(where: WhereParts, order: readonly SortRule[], a: { from: string; keys: string; after: string[]; limit: string; offset: string; max: number }): string {
-    const columns = [...new Set(where.testColumns.filter((c) => c !== 'body_text'))].map((c) => `, e.${c}`).join('');
-    const candidates = `SELECT ${a.keys}, e.seq AS whd_seq, e.body_kind${columns} FROM ${a.from}${whereClause([...where.narrow, ...a.after])} LIMIT ${a.max + 1}`;
+    const columns = [...new Set(where.testColumns)].map((c) => `, e.${c}`).join('');
+    const candidates = `SELECT ${a.keys}, e.seq AS whd_seq${columns} FROM ${a.from}${whereClause([...where.narrow, ...a.after])} LIMIT ${a.max + 1}`;
     const inOrder = `SELECT v.*, count(*) OVER () AS whd_matches FROM (${candidates}) v ORDER BY ${orderByKeys(order, 'v')}`;
-    const body = where.testColumns.includes('body_text') ? ', (SELECT b.text FROM bodies_all b WHERE b.seq = w.whd_seq) AS body_text' : '';
-    const picked = `${SELECT_SUMMARY}, ${order.map((_, i) => `e.k${i}`).join(', ')}, e.whd_matches`;
-    return `SELECT ${picked} FROM (SELECT w.*${body} FROM (${inOrder}) w) e WHERE (${where.tests.join(' AND ')}) OR e.whd_matches > ${a.max}`
-        + ` ORDER BY ${orderByKeys(order, 'e')} LIMIT ${a.limit} OFFSET ${a.offset}`;
+    return withSummaries(`SELECT e.* FROM (${inOrder}) e WHERE (${where.tests.join(' AND ')}) OR e.whd_matches > ${a.max} ORDER BY ${orderByKeys(order, 'e')} LIMIT ${a.limit} OFFSET ${a.offset}`, order);
 }
+
+/**
+ * The page's rows from `sortedPage` (rows of sort keys k0..kN, whd_seq and whd_matches): the matches
+ * are sorted as their keys alone, and only the page's rows are read whole (a sort of 12,632 whole rows
+ * spilled to disk; of their keys, it did not).
+ */
+const withSummaries = (sortedPage: string, order: readonly SortRule[]): string =>
+    `SELECT ${SELECT_SUMMARY}, ${order.map((_, i) => `w.k${i}`).join(', ')}, w.whd_matches FROM (${sortedPage}) w JOIN events_all e ON e.seq = w.whd_seq ORDER BY ${orderByKeys(order)}`;
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
 export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Statements {
@@ -68,7 +75,7 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
     const onBody = where.bodies.length > 0;
     // A body filter reads each table joined to its own bodies (inbox to inbox; a row moves with its
     // body): joined as the two UNION ALL views, PostgreSQL walked every event against the matches.
-    const from = onBody ? 'events_with_body e' : 'events_all e';
+    const from = onBody ? ALL_WITH_BODY : 'events_all e';
     const conditions = [...where.events, ...where.bodies];
     const count: CountShape = { from, conditions: [...conditions], values: p.values.slice(0, whereValues) };
     const cursorMode = q.cursor !== undefined;
@@ -104,8 +111,8 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
         text: `SELECT w.* FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} OFFSET 0) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`,
         capped: where.tests.length === 0
             // At most `max` matches, and how many there were (up to one more): more means it must not be used.
-            ? `SELECT w.*, count(*) OVER () AS whd_matches FROM (SELECT ${keys} FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) w ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`
-            : deferredTests(where, order, { from, keys, after, limit, offset, max: sortMax }),
+            ? withSummaries(`SELECT v.*, count(*) OVER () AS whd_matches FROM (SELECT ${sortKeyColumns(order)}, e.seq AS whd_seq FROM ${from}${whereClause(conditions)} LIMIT ${sortMax + 1}) v ORDER BY ${orderByKeys(order, 'v')} LIMIT ${limit} OFFSET ${offset}`, order)
+            : deferredTests(where, order, { from, keys: sortKeyColumns(order), after, limit, offset, max: sortMax }),
         ...(mayProbe(q.filters, order)
             // The filters' values, then the cap: $${count.values.length + 1}.
             ? { probe: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(count.conditions)} LIMIT $${count.values.length + 1}::bigint) s` }
@@ -159,9 +166,11 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     const cursorMode = q.cursor !== undefined;
     // Each statement may take what is left of the query's time; the server stops it past that.
     // A deadline of Infinity (time limit 0) means none: 0 turns the server's limit off.
-    const limitTime = (): Promise<unknown> => client.query(`SET LOCAL statement_timeout = ${Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0}`);
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await limitTime();
+    const timeLimit = (): string => `SET LOCAL statement_timeout = ${Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0}`;
+    const limitTime = (): Promise<unknown> => client.query(timeLimit());
+    // No JIT: compiling a plan whose estimated cost passes jit_above_cost took 35 ms, a third of a
+    // query's budget, for queries that run in tens of milliseconds (bench/README.md).
+    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off; ${timeLimit()}`);
     const rows = await pageRows(client, s, deadline);
     let page: LogsPage;
     if (cursorMode) {

@@ -16,7 +16,7 @@ export interface WhereParts {
      */
     narrow: string[];
     tests: string[];
-    /** The JSON columns the tests read, as `e.<column>` names (the body as body_text). */
+    /** The JSON columns the tests read, as `e.<column>` names. */
     testColumns: string[];
 }
 
@@ -26,19 +26,20 @@ const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
     const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [] };
     for (const f of filters) {
-        const onBody = (f.kind === 'text' || f.kind === 'keyed') && f.column === 'body';
+        const onBody = f.kind === 'text' && f.column === 'body';
         const { prefilter, test } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined };
         (onBody ? parts.bodies : parts.events).push([...prefilter, ...(test === undefined ? [] : [test])].join(' AND '));
         parts.narrow.push(...prefilter);
         if (f.kind === 'keyed' && test !== undefined) {
             parts.tests.push(test);
-            parts.testColumns.push(TEST_COLUMNS[f.column]);
+            parts.testColumns.push(TEST_COLUMNS[f.column as Exclude<JsonColumn, 'body'>]);
         }
     }
     return parts;
 }
 
-const TEST_COLUMNS: Readonly<Record<JsonColumn, string>> = { headers: 'headers', query: 'query', body: 'body_text', responseHeaders: 'response_headers', responseBody: 'response_body' };
+// A keyed body filter has no separate test (keyed.ts): its keys decide.
+const TEST_COLUMNS: Readonly<Record<Exclude<JsonColumn, 'body'>, string>> = { headers: 'headers', query: 'query', responseHeaders: 'response_headers', responseBody: 'response_body' };
 
 function condition(f: Exclude<Filter, { kind: 'keyed' }>, p: Params): string {
     switch (f.kind) {
