@@ -38,7 +38,7 @@ interface Statements {
 const joined = (events: string, bodies: string): string => `SELECT e.*, b.text AS body_text FROM ${events} e JOIN ${bodies} b ON b.seq = e.seq`;
 const EVENTS_WITH_BODY = `(${joined('events', 'bodies')}) e`;
 const INBOX_WITH_BODY = `(${joined('events_inbox', 'bodies_inbox')}) e`;
-/** Both tables so (a row moves with its body, so each joins its own). */
+/** Both tables, each joined to its own bodies (a row moves with its body). */
 const ALL_WITH_BODY = `(${joined('events', 'bodies')} UNION ALL ${joined('events_inbox', 'bodies_inbox')}) e`;
 
 const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
