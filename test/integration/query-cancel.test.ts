@@ -35,16 +35,24 @@ describe('GET /logs stops its query when the client disconnects', () => {
 
     for (const { route, path, rows } of SEARCHES) {
         it(`${route}: a search whose client went away is cancelled in the workers, and the service keeps answering`, async () => {
-            const cancelledBefore = stats().cancelled;
-            const controller = new AbortController();
-            const request = svc.fetch(path, { signal: controller.signal }).catch((error: unknown) => error);
-            await until(() => stats().pending === 2, 'the search pass to run on both workers');
-            const stoppedBefore = stats().stoppedEarly;
-            controller.abort();
-            assert.equal((await request as Error).name, 'AbortError');
-            await until(() => stats().pending === 0, 'the workers to answer');
-            assert.equal(stats().cancelled, cancelledBefore + 1, 'the query was cancelled, not run to its end');
-            assert.equal(stats().stoppedEarly, stoppedBefore + 2, 'both workers stopped their half of the pass early');
+            // A worker whose half ends before the cancel reaches it answers normally; on a loaded
+            // machine that can happen to one of them, so the search is tried again until both
+            // halves were still running. Every try must still cancel the query and stop a worker.
+            const stoppedPerTry: number[] = [];
+            while (stoppedPerTry.length < 5 && !stoppedPerTry.includes(2)) {
+                const cancelledBefore = stats().cancelled;
+                const controller = new AbortController();
+                const request = svc.fetch(path, { signal: controller.signal }).catch((error: unknown) => error);
+                await until(() => stats().pending === 2, 'the search pass to run on both workers');
+                const stoppedBefore = stats().stoppedEarly;
+                controller.abort();
+                assert.equal((await request as Error).name, 'AbortError');
+                await until(() => stats().pending === 0, 'the workers to answer');
+                assert.equal(stats().cancelled, cancelledBefore + 1, 'the query was cancelled, not run to its end');
+                stoppedPerTry.push(stats().stoppedEarly - stoppedBefore);
+                assert.ok(stoppedPerTry.at(-1)! >= 1, `a worker stopped its half of the pass early (${stoppedPerTry})`);
+            }
+            assert.ok(stoppedPerTry.includes(2), `both workers stopped their half of the pass early in one try (${stoppedPerTry})`);
             const again = await svc.fetch(path);
             assert.equal(again.status, 200);
             assert.deepEqual(rows(await again.json()), []);
