@@ -49,4 +49,36 @@ describe('body keys', () => {
         // A surrogate pair is one character: keyed.
         assert.ok(keys('json', '{"s":"\\ud83d\\ude00"}')!.includes(at(['s'], '😀')[0]!));
     });
+
+    it('reads the UTF-8 bytes as the text they encode: written or escaped, a character gives the same key', () => {
+        for (const body of ['{"é":"日本😀"}', '{"\\u00e9":"\\u65e5\\u672c\\ud83d\\ude00"}']) {
+            assert.ok(keys('json', body)!.includes(at(['é'], '日本😀')[0]!), body);
+        }
+        // An array's element is also a key at the array's path (a string written or escaped, an
+        // array or object as its text without whitespace).
+        for (const body of ['{"a":["é"]}', '{"a":["\\u00e9"]}']) assert.ok(keys('json', body)!.includes(at(['a'], 'é')[0]!), body);
+        assert.ok(keys('json', '{"a":[ {"é" : [1, "x y"]} ]}')!.includes(at(['a'], '{"é":[1,"x y"]}')[0]!));
+        // Invalid UTF-8 is stored as U+FFFD, which the walk then compares: such a body is walked.
+        assert.equal(bodyKeys('json', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])), null);
+        assert.equal(keys('json', '{"a":"\\ufffd"}'), null);
+    });
+
+    it('tells the first member of a name however it is written, in narrow and in wide objects', () => {
+        for (const width of [3, 40]) {
+            const members = Array.from({ length: width }, (_, i) => `"m${i}":${i}`);
+            // The same name again, escaped, then as written: both later members add nothing.
+            const body = `{"a":1,${members.join(',')},"\\u0061":2,"a":3}`;
+            const got = keys('json', body)!;
+            assert.ok(at(['a'], '1', 1).some((k) => got.includes(k)), `width ${width}`);
+            assert.ok(!at(['a'], '2', 2).some((k) => got.includes(k)) && !at(['a'], '3', 3).some((k) => got.includes(k)), `width ${width}`);
+            assert.ok(at([`m${width - 1}`], String(width - 1), width - 1).some((k) => got.includes(k)), `width ${width}`);
+        }
+    });
+
+    it('a body whose nesting would make it hash far more than its size is walked instead', () => {
+        // Each array level hashes its whole text again at its own path: 12 levels of 100 KB.
+        const deep = `${'['.repeat(12)}"${'x'.repeat(100 * 1024)}"${']'.repeat(12)}`;
+        assert.equal(keys('json', deep), null);
+        assert.notEqual(keys('json', `${'['.repeat(2)}"${'x'.repeat(100 * 1024)}"${']'.repeat(2)}`), null);
+    });
 });

@@ -1,5 +1,5 @@
 import type { JsonColumn } from '../../query-types.js';
-import { keyOf, stepText, valueForms } from '../body-keys.js';
+import { integerText, keyOf, stepText, valueForms } from '../body-keys.js';
 import { JSON_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import type { Params } from './params.js';
@@ -49,7 +49,7 @@ function walk(text: string, valid: string, column: JsonColumn, path: readonly st
     const s = p.bind(nul ? value.replaceAll('\u0000', '\\u0000') : value, 'text');
     const number = numberOf(value);
     const n = p.bind(number, 'float8');
-    const nInt = p.bind(number !== null && Number.isInteger(number) ? BigInt(number).toString() : null, 'numeric');
+    const nInt = p.bind(integerText(number), 'numeric');
     const source = `${nul ? `whd_json_sanitize(${text})` : text}, ${valid}`;
     if (column === 'responseHeaders') return `whd_keyed_header(${source}, ${p.bind(path[0], 'text')}, ${s}, ${n}, ${nInt})`;
     const steps = p.bind(path, 'text[]');
@@ -75,7 +75,8 @@ function bodyKeyed(path: readonly string[], value: string, p: Params): string {
         paths = paths.flatMap((at) => steps.map((step) => at + step));
     });
     // A value with NUL cannot be in a key (such a body has none): only bodies without keys can match.
-    const keys = value.includes('\u0000') ? [] : paths.flatMap((at) => valueForms(value, numberOf(value)).map((form) => keyOf(at, form)));
+    const forms = value.includes('\u0000') ? [] : valueForms(value, numberOf(value));
+    const keys = paths.flatMap((at) => forms.map((form) => keyOf(at, form)));
     const text = '(b.text COLLATE "C")';
     const walked = ['x.body_keys IS NULL', ...textPrefilter(text, 'body', path, value, p), walk(text, "x.body_kind = 'json'", 'body', path, value, p)];
     return `(e.body_keys && ${p.bind(keys, 'bigint[]')} OR e.seq = ANY (ARRAY(SELECT x.seq FROM events_all x JOIN bodies_all b ON b.seq = x.seq WHERE ${walked.join(' AND ')})))`;
@@ -105,11 +106,12 @@ function textPrefilter(sql: string, column: JsonColumn, path: readonly string[],
     } else {
         if (key !== undefined) conditions.push(containsCondition(sql, `${JSON.stringify(key)}:`, p));
         const plain = JSON.stringify(value) === `"${value}"`;
-        if (DECIMAL.test(value) && Number.isFinite(Number(value))) {
+        const number = numberOf(value);
+        if (number !== null) {
             // A response header's true and false compare as 1 and 0 (SQLite reads the header's value
             // through json_quote, see keyed-functions.ts).
-            const flag = column === 'responseHeaders' && (Number(value) === 1 || Number(value) === 0) ? [Number(value) === 1 ? 'true' : 'false'] : [];
-            const forms = [...new Set([value, String(Number(value)), ...flag])].map(escapeRegex).join('|');
+            const flag = column === 'responseHeaders' && (number === 1 || number === 0) ? [number === 1 ? 'true' : 'false'] : [];
+            const forms = [...new Set([value, String(number), ...flag])].map(escapeRegex).join('|');
             conditions.push(`${sql} ~ ${p.bind(`(^|[:,["])(${forms})($|[],}"])`, 'text')}`);
         } else if (plain) {
             conditions.push(containsCondition(sql, value, p));
