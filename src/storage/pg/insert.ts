@@ -39,6 +39,10 @@ const SIGNATURE_VALID = 16;
  */
 export const APPEND_FUNCTION_DDL = `CREATE OR REPLACE FUNCTION whd_append(${COLUMNS.map(([name, type]) => `a_${name} ${type}[]`).join(', ')},
     a_origin text, b_index int[], b_text text[], b_raw bytea[], to_outbox boolean, f_index int[], f_exact boolean[]) RETURNS bigint
+-- The duplicate check must probe the id index: a plan cached while events was young (a fresh database
+-- holds few rows until the mover fills it) scanned the whole table at every commit instead, ~0.7 ms a
+-- batch within seconds of start (pg_stat_statements, bench/README.md). Nothing else here scans a table.
+SET enable_seqscan = off
 LANGUAGE plpgsql AS $fn$
 DECLARE
     n int := cardinality(a_id);
