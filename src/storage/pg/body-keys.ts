@@ -12,10 +12,11 @@ import type { BodyKind } from '../types.js';
 // - a number as SQLite compares it: a JSON integer within 64 bits exactly ('i', the integer), any
 //   other number as a double ('r', as JavaScript prints it), so the value asked for gives both forms.
 // A key is a 53-bit hash (finish) of the text `step,step,...,tag:value` (a step is a member name
-// as a JSON string or an index as digits): 8 bytes whatever the path and value. The body is read as
-// bytes and its UTF-8 hashed as the UTF-16 code units it encodes, the same as keyOf hashes the value
-// asked for: decoding it to a string first doubled the main thread's cost (bench/README.md). The full texts made a 1 KB body's keys 2.3 KB, and PostgreSQL ingest (fsync on) fell from
-// ~60 % to ~33 % of SQLite mode under the extra WAL (bench/README.md). Two different texts share a
+// as a JSON string or an index as digits): 8 bytes whatever the path and value. The full texts made
+// a 1 KB body's keys 2.3 KB, and PostgreSQL ingest (fsync on) fell from ~60 % to ~33 % of SQLite mode
+// under the extra WAL. The body is read as bytes: its UTF-8 is hashed as the UTF-16 code units it
+// encodes, the units keyOf hashes from the value asked for; decoding it to a string first took 10 µs
+// of the main thread for the bench body instead of 6 (bench/README.md). Two different texts share a
 // hash with probability 2^-53: a keyed filter then also lists a body that does not hold the value.
 // A body the keys cannot describe exactly gets none (NULL): the query then walks its text.
 
@@ -190,9 +191,9 @@ function feedBytes(b: Uint8Array, from: number, to: number, minify: boolean): vo
     lane2 = h2;
 }
 
-/** Whether b[a, a + length) and b[b0, b0 + length) hold the same bytes. */
-function sameBytes(b: Uint8Array, a: number, b0: number, length: number): boolean {
-    for (let k = 0; k < length; k++) if (b[a + k] !== b[b0 + k]) return false;
+/** Whether bytes[x, x + length) and bytes[y, y + length) are the same. */
+function sameBytes(bytes: Uint8Array, x: number, y: number, length: number): boolean {
+    for (let k = 0; k < length; k++) if (bytes[x + k] !== bytes[y + k]) return false;
     return true;
 }
 
