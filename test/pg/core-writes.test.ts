@@ -3,6 +3,7 @@ import pg_ from 'pg';
 import { describe, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openPgStorage } from '../../src/storage/pg/index.js';
+import { LOCKS } from '../../src/storage/pg/keys.js';
 import { SCHEMA_VERSION } from '../../src/storage/pg/schema.js';
 import { events, feedOrder, newEvent, T0 } from '../contract/factory.js';
 import { pgCoreRuns, useCoreServer } from './core-pg.js';
@@ -126,6 +127,31 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', (
         assert.deepEqual((await s.bodies.getBody('nul')).raw, raw);
         const [item] = await s.outbox.readOutbox(1);
         assert.equal(item?.entry.body, 'before\u0000after é');
+    });
+
+    it('an id appended while the mover carries the same id out of the inbox is refused, not stored twice', async () => {
+        const url = await pg.server.createDatabase();
+        const s = await pg.open(url, 'd2');
+        // A move held open: the mover's lock first (the store's own mover then waits its turn), then the
+        // row's delete from the inbox and insert into events, uncommitted.
+        const mover = new pg_.Client({ connectionString: url });
+        await mover.connect();
+        try {
+            await mover.query('BEGIN');
+            await mover.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.inbox]);
+            await s.events.append(newEvent({ id: 'moving' }));
+            const moved = await mover.query(`WITH m AS (DELETE FROM events_inbox WHERE id = 'moving' RETURNING *) INSERT INTO events SELECT * FROM m`);
+            assert.equal(moved.rowCount, 1, 'the row was in the inbox, carried by the held move');
+            const again = s.events.append(newEvent({ id: 'moving' })).then(() => 'stored', (error: unknown) => error);
+            // The append meets the row being carried and waits for the move.
+            await new Promise((r) => setTimeout(r, 300));
+            await mover.query('COMMIT');
+            assert.notEqual(await again, 'stored');
+            const { rows } = await mover.query(`SELECT count(*)::int AS n FROM events_all WHERE id = 'moving'`);
+            assert.equal(rows[0].n, 1);
+        } finally {
+            await mover.end();
+        }
     });
 
     it('a bad event in a group fails alone; its neighbours are stored', async () => {

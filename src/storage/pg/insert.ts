@@ -49,14 +49,17 @@ DECLARE
     first bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(${LOCKS.events});
-    -- The inbox's own index keeps ids unique within it; an id the mover already carried is refused the same way.
-    IF EXISTS (SELECT 1 FROM events WHERE id = ANY(a_id)) THEN
-        RAISE EXCEPTION 'duplicate event id' USING ERRCODE = 'unique_violation';
-    END IF;
     first := setval('events_seq', nextval('events_seq') + n - 1) - n + 1;
     INSERT INTO events_inbox (seq, ${COLUMNS.map(([name]) => name).join(', ')}, origin)
         SELECT first + u.o - 1, ${COLUMNS.map(([name]) => (name === 'body_keys' ? `string_to_array(u.body_keys, ',')::bigint[]` : `u.${name}`)).join(', ')}, a_origin
         FROM unnest(${COLUMNS.map(([name]) => `a_${name}`).join(', ')}) WITH ORDINALITY AS u(${COLUMNS.map(([name]) => name).join(', ')}, o);
+    -- The inbox's own index keeps ids unique within it; an id the mover already carried is refused the
+    -- same way. Checked after the insert: an insert meeting a row the mover is carrying waits for the
+    -- move to commit, and this statement's snapshot then sees the row in events (checked before, it
+    -- saw neither and the id went in twice).
+    IF EXISTS (SELECT 1 FROM events WHERE id = ANY(a_id)) THEN
+        RAISE EXCEPTION 'duplicate event id' USING ERRCODE = 'unique_violation';
+    END IF;
     INSERT INTO bodies_inbox (seq, text, raw) SELECT first + b.i - 1, b.t, b.r FROM unnest(b_index, b_text, b_raw) AS b(i, t, r);
     IF to_outbox THEN
         INSERT INTO outbox (seq, owner) SELECT first + o - 1, a_origin FROM generate_series(1, n) AS o;
