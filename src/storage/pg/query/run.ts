@@ -203,9 +203,10 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
  */
 async function pageRows(client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
     const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
+    const planned = (): Promise<PgPageRow[]> => run(s.page.text, s.page.values);
     const { sorted } = s;
     // A page reaching past `max` matches cannot come from them sorted in memory.
-    if (!sorted || sorted.reach > sorted.max) return run(s.page.text, s.page.values);
+    if (!sorted || sorted.reach > sorted.max) return planned();
     if ('probe' in sorted) {
         const events = Number((await client.query<{ n: string | number }>('SELECT coalesce(max(seq), 0) AS n FROM events_all')).rows[0]!.n);
         const few = probeCap(sorted.reach, events);
@@ -213,19 +214,19 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
         // would only be given up). Counting to 40,001 through a b-tree took 4-6 ms, to 10,050 2 ms.
         const matches = Number((await client.query<{ n: string | number }>(sorted.probe, [...s.count.values, Math.max(few, sorted.max + 1)])).rows[0]!.n);
         if (matches < few) return run(sorted.text, sorted.values);
-        if (matches > sorted.max) return run(s.page.text, s.page.values);
-    } else if (await tooMany(client, s, sorted)) return run(s.page.text, s.page.values);
+        if (matches > sorted.max) return planned();
+    } else if (await tooMany(client, s, sorted)) return planned();
     const left = (): number => (Number.isFinite(deadline) ? Math.max(1, deadline - Date.now()) : 0);
     // Each savepoint step and the time limit it sets go in one round trip (a simple query of two statements).
     const step = (savepoint: string, ms: number): Promise<unknown> => client.query(`${savepoint} whd_try; SET LOCAL statement_timeout = ${ms}`);
     const whole = left();
     // Only when the try ends well before the query's own limit; 0 is no limit at all.
-    if (whole !== 0 && whole <= 2 * sorted.tryMs) return run(s.page.text, s.page.values);
+    if (whole !== 0 && whole <= 2 * sorted.tryMs) return planned();
     // A try of 0 ms goes straight to the in-memory sort.
     if (sorted.tryMs > 0) {
         await step('SAVEPOINT', sorted.tryMs);
         try {
-            const rows = await run(s.page.text, s.page.values);
+            const rows = await planned();
             await step('RELEASE SAVEPOINT', left());
             return rows;
         } catch (error) {
@@ -238,7 +239,7 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
     // than an estimate said (keyed and substring filters): the planner's plan after all.
     const rows = await run(sorted.capped, sorted.values);
     if (rows.length === 0 || Number(rows[0]!.whd_matches) <= sorted.max) return rows;
-    return run(s.page.text, s.page.values);
+    return planned();
 }
 
 /**
