@@ -199,7 +199,7 @@ function sameBytes(bytes: Uint8Array, x: number, y: number, length: number): boo
 
 /**
  * The member names an object has had, to tell the first member of each name: literals without an
- * escape compared by their bytes (the same text is the same bytes), and once an object has an escaped
+ * escape compared by their bytes (the same text is the same bytes; without an escape a literal's text is what lies between its quotes), and once an object has an escaped
  * or many names, every name by its text (a Set, so a wide object costs no square of its width).
  */
 class Names {
@@ -218,9 +218,9 @@ class Names {
         }
         if (!this.texts) {
             this.texts = new Set();
-            for (let k = 0; k < spans.length; k += 2) this.texts.add(JSON.parse(b.toString('utf8', spans[k], spans[k + 1])) as string);
+            for (let k = 0; k < spans.length; k += 2) this.texts.add(b.toString('utf8', spans[k]! + 1, spans[k + 1]! - 1));
         }
-        const text = escaped ?? (JSON.parse(b.toString('utf8', start, end)) as string);
+        const text = escaped ?? b.toString('utf8', start + 1, end - 1);
         if (this.texts.has(text)) return false;
         this.texts.add(text);
         return true;
