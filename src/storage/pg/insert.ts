@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type pg from 'pg';
 import { ipToBytes } from '../../lib/ip.js';
 import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
+import { binaryArray, type ElementType } from './binary-array.js';
 import { bodyKeys, joinedKeys } from './body-keys.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 import { prepared } from './pool.js';
@@ -17,7 +19,7 @@ export async function takePositions(client: pg.PoolClient, n: number): Promise<n
 }
 
 /** The columns of `events` after seq, in EventRecord order, then ip_bin, with their SQL types. */
-const COLUMNS: [name: string, type: string][] = [
+const COLUMNS: [name: string, type: ElementType][] = [
     ['id', 'text'], ['webhook_id', 'text'], ['ts', 'bigint'], ['method', 'text'], ['status_code', 'int'], ['size', 'bigint'],
     ['processing_time', 'float8'], ['request_id', 'text'], ['request_url', 'text'], ['content_type', 'text'], ['remote_ip', 'text'],
     ['user_agent', 'text'], ['headers', 'text'], ['query', 'text'], ['response_headers', 'text'], ['response_body', 'text'],
@@ -80,7 +82,7 @@ const CALL = prepared('whd_append', `SELECT whd_append(${[...COLUMNS.map(([, typ
  */
 export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonly EventRecord[], instanceId: string, fresh: boolean): Promise<number> {
     const columns: unknown[][] = COLUMNS.map(() => []);
-    const bodies: [number[], (string | null)[], (Buffer | null)[]] = [[], [], []];
+    const bodies: [number[], (Uint8Array | null)[], (Uint8Array | null)[]] = [[], [], []];
     const backlog: [number[], boolean[]] = [[], []];
     records.forEach((record, i) => {
         // The record's columns up to the body, then ip_bin (the same 16 bytes as SQLite stores).
@@ -92,13 +94,13 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
         const raw = record[BODY];
         columns[BODY_KEYS]!.push(joinedKeys(bodyKeys(record[BODY_KIND], raw)));
         if (raw) {
-            const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-            const text = record[BODY_KIND] === 'binary' ? null : bytes.toString('utf8');
-            // PostgreSQL text cannot hold U+0000: such a body keeps its bytes (rows.ts reads them as text).
-            const asBytes = text === null || text.includes('\u0000');
+            // A textual body's UTF-8 bytes are its text value as they are (the array is binary). PostgreSQL
+            // text cannot hold U+0000, and refuses bytes that are not UTF-8: such a body keeps its bytes
+            // (rows.ts reads them as text). Ingest types neither as text, but a restored item may hold U+0000.
+            const asText = record[BODY_KIND] !== 'binary' && raw.indexOf(0) === -1 && isUtf8(raw);
             bodies[0].push(i + 1);
-            bodies[1].push(asBytes ? null : text);
-            bodies[2].push(asBytes ? bytes : null);
+            bodies[1].push(asText ? raw : null);
+            bodies[2].push(asText ? null : raw);
         }
         const forward = recordForward(record);
         if (fresh && forward !== null) {
@@ -106,6 +108,16 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
             backlog[1].push(forward === 1);
         }
     });
-    const { rows } = await db.query<{ last: number }>({ ...CALL, values: [...columns, instanceId, ...bodies, fresh, ...backlog] });
+    const values = [
+        ...COLUMNS.map(([, type], c) => binaryArray(type, columns[c] as never[])),
+        instanceId,
+        binaryArray('int', bodies[0]),
+        binaryArray('text', bodies[1]),
+        binaryArray('bytea', bodies[2]),
+        fresh,
+        binaryArray('int', backlog[0]),
+        binaryArray('boolean', backlog[1]),
+    ];
+    const { rows } = await db.query<{ last: number }>({ ...CALL, values });
     return rows[0]!.last;
 }
