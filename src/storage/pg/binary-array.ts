@@ -41,13 +41,13 @@ export function binaryArray(type: ElementType, values: readonly Element[]): Buff
             at = out.writeInt32BE(-1, at);
             continue;
         }
+        // A fixed-size element's length, then its value; a variable one's below.
+        if (fixed !== undefined) at = out.writeInt32BE(fixed, at);
         switch (type) {
             case 'int':
-                at = out.writeInt32BE(4, at);
                 at = out.writeInt32BE(value as number, at);
                 break;
             case 'bigint':
-                at = out.writeInt32BE(8, at);
                 if (Number.isSafeInteger(value)) {
                     // Two's complement in two halves, without a BigInt per value.
                     at = out.writeInt32BE(Math.floor((value as number) / 4294967296), at);
@@ -55,11 +55,9 @@ export function binaryArray(type: ElementType, values: readonly Element[]): Buff
                 } else at = out.writeBigInt64BE(BigInt(value as number), at); // throws for a fraction, as the server would
                 break;
             case 'float8':
-                at = out.writeInt32BE(8, at);
                 at = out.writeDoubleBE(value as number, at);
                 break;
             case 'boolean':
-                at = out.writeInt32BE(1, at);
                 out[at++] = value ? 1 : 0;
                 break;
             default: {

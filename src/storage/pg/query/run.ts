@@ -25,7 +25,10 @@ export interface PgQueryOptions {
     sortMax?: number;
     /** Most distinct values of the sort's field read one at a time for a substring filter on it (default DISTINCT_MAX). */
     distinctMax?: number;
+    /** Whether the plan and the in-memory sort run at once on two connections instead of one after the other (default true). */
+    race?: boolean;
 }
+
 
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
@@ -34,7 +37,7 @@ interface Statements {
      * The same page with the matches fetched first and sorted in memory (plan.ts); how many there are
      * is counted by `probe` (b-tree filters) or else estimated by `estimate`.
      */
-    sorted?: { text: string; capped: string; reach: number; values: unknown[]; max: number; tryMs: number } & ({ probe: string } | { estimate: string });
+    sorted?: { text: string; capped: string; reach: number; values: unknown[]; max: number; tryMs: number; race: boolean } & ({ probe: string } | { estimate: string });
     /**
      * A substring filter on the sort's own field: the field's distinct values (`values`, at most
      * DISTINCT_MAX in the table, else unused) that match it, in the sort's order; then the page is
@@ -89,7 +92,7 @@ const withSummaries = (sortedPage: string, order: readonly SortRule[]): string =
 
 /** Builds the statements of `q`; throws BadRequestError for a cursor PostgreSQL cannot compare. */
 export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Statements {
-    const { tryMs = TRY_MS, sortMax = SORT_MAX, distinctMax = DISTINCT_MAX } = options;
+    const { tryMs = TRY_MS, sortMax = SORT_MAX, distinctMax = DISTINCT_MAX, race = true } = options;
     const order = totalOrder(q.sort);
     const p = new Params();
     const where = buildWhere(q.filters, p);
@@ -146,6 +149,7 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
         values,
         max: sortMax,
         tryMs,
+        race,
     };
     return { page, sorted, count, byValue };
 }
@@ -230,7 +234,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     // No JIT: compiling a plan whose estimated cost passes jit_above_cost took 35 ms, a third of a
     // query's budget, for queries that run in tens of milliseconds (bench/README.md).
     await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off; ${timeLimit()}`);
-    const rows = await pageRows(client, s, deadline);
+    const rows = await pageRows(pool, client, s, deadline);
     let page: LogsPage;
     if (cursorMode) {
         const more = rows.length > q.limit;
@@ -260,7 +264,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
  * correlated with the sort made it walk most of a million-row index for a page of 100 (0.2-6 s).
  * Past that time the plan is cancelled (to a savepoint) and the matches are sorted in memory.
  */
-async function pageRows(client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
+async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
     const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
     const planned = (): Promise<PgPageRow[]> => run(s.page.text, s.page.values);
     if (s.byValue) {
@@ -286,6 +290,8 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
     // Only when the try ends well before the query's own limit; 0 is no limit at all.
     if (whole !== 0 && whole <= 2 * sorted.tryMs) return planned();
     // A try of 0 ms goes straight to the in-memory sort.
+    // The plan and the in-memory sort at once, on a second connection in the same snapshot.
+    if (sorted.tryMs > 0 && sorted.race && hasRoom(pool)) return race(pool, client, planned, sorted, left);
     if (sorted.tryMs > 0) {
         await step('SAVEPOINT', sorted.tryMs);
         try {
@@ -303,6 +309,71 @@ async function pageRows(client: pg.PoolClient, s: Statements, deadline: number):
     const rows = await run(sorted.capped, sorted.values);
     if (rows.length === 0 || Number(rows[0]!.whd_matches) <= sorted.max) return rows;
     return planned();
+}
+
+/** Whether the pool has a connection to spare, idle or yet to be opened (else no race: the try runs alone). */
+const hasRoom = (pool: pg.Pool): boolean => pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10);
+
+type Outcome = { rows: PgPageRow[]; error?: undefined } | { rows?: undefined; error: unknown };
+const outcome = (work: Promise<PgPageRow[]>): Promise<Outcome> => work.then((rows) => ({ rows }), (error: unknown) => ({ error }));
+const pidOf = (client: pg.PoolClient): number => (client as unknown as { processID: number }).processID;
+
+/**
+ * The planner's plan (on `client`, inside a savepoint) and the matches sorted in memory (on a second
+ * pooled connection, a read-only transaction in `client`'s exported snapshot, so both see the same
+ * events) at once. The plan starts at once; the sort as soon as its connection is there (opening
+ * one takes ~10 ms). The first usable answer wins and the other statement is cancelled from the
+ * connection that is free (PostgreSQL ignores a cancel that reaches a backend between statements).
+ * An in-memory sort that finds more than `max` matches is no answer: the plan's is awaited. Before,
+ * the plan ran alone for TRY_MS and was then given up for the in-memory sort: both times in a row.
+ */
+async function race(pool: pg.Pool, client: pg.PoolClient, planned: () => Promise<PgPageRow[]>, sorted: NonNullable<Statements['sorted']>, left: () => number): Promise<PgPageRow[]> {
+    const results = (await client.query('SELECT pg_export_snapshot() AS snapshot; SAVEPOINT whd_try')) as unknown as pg.QueryResult<{ snapshot: string }>[];
+    const snapshot = results[0]!.rows[0]!.snapshot;
+    if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`unexpected snapshot id ${JSON.stringify(snapshot)}`);
+    const usable = (rows: PgPageRow[]): boolean => rows.length === 0 || Number(rows[0]!.whd_matches) <= sorted.max;
+    const state: { planDone: boolean; sortWon: boolean; running: pg.PoolClient | undefined; cancelling: Promise<unknown> | undefined } = { planDone: false, sortWon: false, running: undefined, cancelling: undefined };
+    const plan = outcome(planned()).then((o) => ((state.planDone = true), o));
+    const sort = outcome((async () => {
+        const connection = await pool.connect();
+        let broken: Error | undefined;
+        try {
+            if (state.planDone) throw new Error('the plan answered first');
+            await connection.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${snapshot}'; SET LOCAL jit = off; SET LOCAL statement_timeout = ${left()}`);
+            if (state.planDone) throw new Error('the plan answered first');
+            state.running = connection;
+            const { rows } = await connection.query<PgPageRow>({ text: sorted.capped, values: sorted.values });
+            state.running = undefined;
+            if (!state.planDone && usable(rows)) {
+                // The winner: the plan is cancelled from this connection before anything else is sent on
+                // `client` (the caller awaits this task first).
+                state.sortWon = true;
+                await connection.query('SELECT pg_cancel_backend($1)', [pidOf(client)]);
+            }
+            return rows;
+        } finally {
+            state.running = undefined;
+            // A cancel aimed at this connection lands before it goes back to the pool, never on its next user.
+            await state.cancelling?.catch(() => undefined);
+            await connection.query('ROLLBACK').catch((e: unknown) => (broken = e instanceof Error ? e : new Error(String(e))));
+            connection.release(broken);
+        }
+    })());
+    await Promise.race([plan, sort]);
+    if (state.sortWon) {
+        const won = await sort;
+        const late = await plan;
+        await client.query(late.error === undefined ? 'RELEASE SAVEPOINT whd_try' : 'ROLLBACK TO SAVEPOINT whd_try');
+        return won.rows!;
+    }
+    // The plan answers: first, or after a sort that failed or found too many. A sort still running is cancelled.
+    const done = await plan;
+    const running = state.running;
+    if (running) state.cancelling = done.error === undefined ? client.query('SELECT pg_cancel_backend($1)', [pidOf(running)]) : cancelBackend(pool, running);
+    await state.cancelling?.catch(() => undefined);
+    if (done.error !== undefined) throw done.error;
+    await client.query('RELEASE SAVEPOINT whd_try');
+    return done.rows!;
 }
 
 /** The page read one matching value at a time (valueByValue), or undefined when the field has too many values. */
