@@ -130,6 +130,25 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL queries: the planner\'s plan and the
         assert.deepEqual(await settled(), []);
     }, 60_000);
 
+    it('a racer leaves half the pool free: with others holding connections, the plan is tried alone', async () => {
+        const pool = recording(4);
+        const qs = 'size[gte]=5000&sort=requestUrl:asc&cursor=&limit=25';
+        const expected = await planned(qs);
+        // Held by others (reads, claims): the query's own connection would leave one free, under half.
+        const held = await Promise.all([pool.connect(), pool.connect()]);
+        try {
+            sent = [];
+            assert.deepEqual(await runPgQuery(pool, parseLogsQuery(new URLSearchParams(qs))), expected);
+            assert.ok(!sent.some((s) => s.text.includes('pg_export_snapshot')), 'no race');
+        } finally {
+            for (const client of held) client.release();
+        }
+        // Released, the pool has room again and the same query races.
+        sent = [];
+        assert.deepEqual(await runPgQuery(pool, parseLogsQuery(new URLSearchParams(qs))), expected);
+        assert.ok(sent.some((s) => s.text.includes('pg_export_snapshot')), 'raced');
+    }, 60_000);
+
     it('a client that leaves mid-race stops both statements', async () => {
         const pool = recording(4);
         // The last 35,000 events by time are the last by URL too: the plan walks 165,000 rows of the URL

@@ -311,8 +311,16 @@ async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, dea
     return planned();
 }
 
-/** Whether the pool has a connection to spare, idle or yet to be opened (else no race: the try runs alone). */
-const hasRoom = (pool: pg.Pool): boolean => pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10);
+/**
+ * Whether a racer may take a connection: only while more than half the pool is free (idle or yet to
+ * be opened), so that half stays free after it. Queries hold at most half the pool (the QueryGate in
+ * pg/index.ts) so that reads, claims and the feed always find a connection; a racer is a query's too.
+ * Else the try runs alone.
+ */
+function hasRoom(pool: pg.Pool): boolean {
+    const max = pool.options.max ?? 10;
+    return pool.idleCount + max - pool.totalCount - 1 >= Math.ceil(max / 2);
+}
 
 type Outcome = { rows: PgPageRow[]; error?: undefined } | { rows?: undefined; error: unknown };
 const outcome = (work: Promise<PgPageRow[]>): Promise<Outcome> => work.then((rows) => ({ rows }), (error: unknown) => ({ error }));
