@@ -29,7 +29,6 @@ export interface PgQueryOptions {
     race?: boolean;
 }
 
-
 /** The SQL of one GET /logs query: the page statement and, for offset mode, the count statement. */
 interface Statements {
     page: { text: string; values: unknown[] };
@@ -262,7 +261,9 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
  * and more than `max` never are, so the planner's plan runs. In between, the planner's plan runs
  * for at most `tryMs`: PostgreSQL assumes matches spread evenly along the sort index, and a filter
  * correlated with the sort made it walk most of a million-row index for a page of 100 (0.2-6 s).
- * Past that time the plan is cancelled (to a savepoint) and the matches are sorted in memory.
+ * Past that time the plan is cancelled (to a savepoint) and the matches are sorted in memory. While
+ * the pool has room, the plan and the in-memory sort race instead (race). A substring filter on the
+ * sort's own field is first read one matching value at a time (valueRows).
  */
 async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
     const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
@@ -289,9 +290,9 @@ async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, dea
     const whole = left();
     // Only when the try ends well before the query's own limit; 0 is no limit at all.
     if (whole !== 0 && whole <= 2 * sorted.tryMs) return planned();
-    // A try of 0 ms goes straight to the in-memory sort.
     // The plan and the in-memory sort at once, on a second connection in the same snapshot.
     if (sorted.tryMs > 0 && sorted.race && hasRoom(pool)) return race(pool, client, planned, sorted, left);
+    // A try of 0 ms goes straight to the in-memory sort.
     if (sorted.tryMs > 0) {
         await step('SAVEPOINT', sorted.tryMs);
         try {
