@@ -167,14 +167,15 @@ function valueByValue(q: LogsQuery, order: readonly SortRule[], from: string, cu
     const matching = q.filters.filter(onLead);
     if (matching.length === 0) return undefined;
     const column = SORT_COLUMNS[lead.field];
-    const value = column.replace('e.', 'd.');
+    // The distinct values as d(v), under the "C" collation as the column is (text fields only: partial filters are on text).
+    const value = '(d.v COLLATE "C")';
     const dp = new Params();
     const tests = matching.map((f) => containsCondition(value, (f as { value: string }).value, dp));
     // A recursive CTE is read lazily: the outer LIMIT ends the skip scan after DISTINCT_MAX + 1 values.
     const skip = `WITH RECURSIVE s(v) AS ((SELECT ${column} FROM events e ORDER BY ${column} LIMIT 1) UNION ALL `
         + `SELECT (SELECT ${column} FROM events e WHERE ${column} > s.v ORDER BY ${column} LIMIT 1) FROM s WHERE s.v IS NOT NULL), `
         + `t AS (SELECT v FROM s WHERE v IS NOT NULL LIMIT ${max + 1}) `
-        + `SELECT (SELECT count(*) FROM t) AS n, ARRAY(SELECT ${value} FROM (SELECT v FROM t UNION SELECT ${column} FROM events_inbox e) d(${/e\.(\w+)/.exec(column)![1]}) `
+        + `SELECT (SELECT count(*) FROM t) AS n, ARRAY(SELECT ${value} FROM (SELECT v FROM t UNION SELECT ${column} FROM events_inbox e) d(v) `
         + `WHERE ${tests.join(' AND ')} ORDER BY ${value} ${lead.dir === 'asc' ? 'ASC' : 'DESC'}) AS vals`;
     const p = new Params();
     const where = buildWhere(q.filters.filter((f) => !onLead(f)), p);
