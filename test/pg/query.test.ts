@@ -126,6 +126,37 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs queries answer exactly as 
         assert.ok(shrunk.some((t, i) => t < grown[i]!), 'some totals shrank');
         assert.equal((await same('limit=1')).total, 460 - 30);
     }, 120_000);
+
+    it('an unfiltered page is prepared once per connection and planned generic, answering as SQLite; a filtered page is not prepared', async () => {
+        // One connection, so what it has prepared is what these queries prepared.
+        const one = new pg.Pool({ connectionString: twins.pool.options.connectionString, max: 1 });
+        try {
+            let runs = 0;
+            for (const qs of ['cursor=&limit=5', 'sort=size:asc&cursor=&limit=5', 'limit=5&offset=7', 'sort=remoteIp:desc&limit=5&offset=3']) {
+                let q = parseLogsQuery(new URLSearchParams(qs));
+                for (let n = 0; n < 4; n++) {
+                    const expected = runLogsQuery(twins.sqlite, q);
+                    assert.deepEqual(await runPgQuery(one, q), expected, `${qs} page ${n}`);
+                    runs++;
+                    q = expected.next ? { ...q, cursor: expected.next } : { ...q, offset: q.offset + q.limit };
+                }
+            }
+            await runPgQuery(one, parseLogsQuery(new URLSearchParams('method=PUT&cursor=&limit=5')));
+            await runPgQuery(one, parseLogsQuery(new URLSearchParams('method=PUT&limit=5')));
+            const { rows } = await one.query<{ name: string; statement: string; generic_plans: string; custom_plans: string }>(
+                'SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements');
+            // The first cursor page and the later ones (with the keyset condition) of each sort, and the
+            // offset pages of each: one text each, and none for the two filtered pages.
+            assert.equal(rows.length, 6, JSON.stringify(rows.map((r) => r.statement)));
+            for (const row of rows) {
+                assert.match(row.name, /^whd_page_/);
+                assert.equal(Number(row.custom_plans), 0, `${row.statement}: planned for its values`);
+            }
+            assert.equal(rows.reduce((sum, row) => sum + Number(row.generic_plans), 0), runs, 'every unfiltered page ran its generic plan');
+        } finally {
+            await one.end();
+        }
+    });
 });
 
 describe.runIf(pgQueryTestsRun)('PostgreSQL keyed body filters: the keys written at ingest decide, and a body without keys is walked', () => {
