@@ -6,7 +6,9 @@ import type pg from 'pg';
 import { describe, it } from 'vitest';
 import { NotFoundError, StoreUnavailableError } from '../../src/errors.js';
 import { putBlob } from '../../src/storage/blob-store.js';
-import { BLOB_DDL, PgBlobStore } from '../../src/storage/pg/blob-store.js';
+import type { BlobWriter } from '../../src/storage/blob-store.js';
+import { BLOB_DDL, PgBlobStore, sweepPartialBlobs } from '../../src/storage/pg/blob-store.js';
+import { migrate } from '../../src/storage/pg/schema.js';
 import { BLOB_CHUNK } from '../../src/storage/pg/blob-writer.js';
 import { pgTestsRun, usePgServer } from './aux-pg.js';
 
@@ -188,5 +190,67 @@ describe.skipIf(!pgTestsRun)('PgBlobStore', () => {
             await pgx.server.resume();
         }
         assert.equal((await readAll(store, 'payload-kept')).toString(), 'kept');
+    });
+
+    it('a sweep deletes the partial blobs of instances that stopped beating, with their chunks; a live writer\'s, its own, complete ones and a fresh unowned one stay; a day-old partial goes whoever writes it', async () => {
+        const pool = pgx.pool(await pgx.database([]));
+        await migrate(pool);
+        await pool.query(`INSERT INTO instances (id, seen_at) VALUES ('me', now()), ('live', now()), ('dead', now() - interval '30 seconds')`);
+        const partial = async (owner: string | null, key: string): Promise<BlobWriter> => {
+            const writer = await new PgBlobStore(pool, owner).create(key, 'application/octet-stream');
+            await writer.write(Buffer.alloc(2 * BLOB_CHUNK + 5, 3));
+            return writer;
+        };
+        await partial('dead', 'payload-dead');
+        await partial('gone', 'payload-unknown-owner');
+        const live = await partial('live', 'payload-live');
+        const mine = await partial('me', 'payload-mine');
+        await partial(null, 'payload-unowned-fresh');
+        await partial(null, 'payload-unowned-old');
+        await partial('live', 'payload-live-old');
+        await pool.query(`UPDATE blobs SET started_at = now() - interval '2 hours' WHERE key = 'payload-unowned-old'`);
+        await pool.query(`UPDATE blobs SET started_at = now() - interval '25 hours' WHERE key = 'payload-live-old'`);
+        await putBlob(new PgBlobStore(pool, 'dead'), 'payload-done', 'text/plain', Buffer.alloc(BLOB_CHUNK + 1, 9));
+
+        assert.equal(await sweepPartialBlobs(pool, 'me', 10), 4);
+        const keys = (await pool.query<{ key: string }>('SELECT key FROM blobs ORDER BY key')).rows.map((r) => r.key);
+        assert.deepEqual(keys, ['payload-done', 'payload-live', 'payload-mine', 'payload-unowned-fresh']);
+        const chunked = (await pool.query<{ key: string }>('SELECT DISTINCT key FROM blob_chunks ORDER BY key')).rows.map((r) => r.key);
+        assert.deepEqual(chunked, keys, 'no chunk outlives its blob');
+        // What stayed is still whole: the live writers finish, the complete blob reads back.
+        await live.write(Buffer.from('end'));
+        assert.equal(await live.commit(), 2 * BLOB_CHUNK + 8);
+        assert.equal(await mine.commit(), 2 * BLOB_CHUNK + 5);
+        assert.ok((await readAll(new PgBlobStore(pool), 'payload-done')).equals(Buffer.alloc(BLOB_CHUNK + 1, 9)));
+        assert.equal(await sweepPartialBlobs(pool, 'me', 10), 0);
+    });
+
+    it('a writer whose blob was swept or deleted under it fails its next chunk and its commit, and leaves no chunk behind', async () => {
+        const pool = pgx.pool(await pgx.database(BLOB_DDL));
+        const store = new PgBlobStore(pool, 'w1');
+        const writer = await store.create('payload-swept', 'text/plain');
+        await writer.write(Buffer.alloc(BLOB_CHUNK, 1));
+        await pool.query(`DELETE FROM blobs WHERE key = 'payload-swept'`);
+        assert.equal(await chunkRows(pool, 'payload-swept'), 0, 'the chunks went with the blob');
+        await assert.rejects(writer.write(Buffer.alloc(BLOB_CHUNK, 2)), /deleted while it was written/);
+        assert.equal(await chunkRows(pool, 'payload-swept'), 0);
+        const second = await store.create('payload-swept-2', 'text/plain');
+        await second.write(Buffer.from('short, still buffered'));
+        await pool.query(`DELETE FROM blobs WHERE key = 'payload-swept-2'`);
+        await assert.rejects(second.commit(), /deleted while it was written/);
+        assert.equal(await chunkRows(pool, 'payload-swept-2'), 0);
+        await assert.rejects(store.read('payload-swept-2'), NotFoundError);
+    });
+
+    it('the migration removes chunks an older version left without a blob and ties chunks to their blob, and runs again harmlessly', async () => {
+        // The tables as the version before owners and the foreign key made them.
+        const pool = pgx.pool(await pgx.database(BLOB_DDL.slice(0, 2)));
+        await pool.query(`INSERT INTO blobs (key, size, complete) VALUES ('payload-kept', 3, true)`);
+        await pool.query(`INSERT INTO blob_chunks (key, n, data) VALUES ('payload-kept', 0, '\\x616263'), ('payload-orphan', 0, '\\x00'), ('payload-orphan', 1, '\\x01')`);
+        await migrate(pool);
+        await migrate(pool);
+        assert.equal(await chunkRows(pool, 'payload-orphan'), 0);
+        assert.equal((await readAll(new PgBlobStore(pool), 'payload-kept')).toString(), 'abc');
+        await assert.rejects(pool.query(`INSERT INTO blob_chunks (key, n, data) VALUES ('payload-none', 0, '\\x00')`), /foreign key/);
     });
 });

@@ -6,6 +6,9 @@ import type { BlobStore, BlobWriter } from '../blob-store.js';
 
 const SAFE_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
 
+/** A payload being written is `<key>.bin<PARTIAL_SUFFIX>` until it commits. */
+export const PARTIAL_SUFFIX = '.partial';
+
 /**
  * Blobs as files in a key-value store folder of the local storage (`<key>.bin`), written through a
  * temporary name, fsynced, then renamed, so a crash never leaves a half blob under a real key.
@@ -18,7 +21,7 @@ export class FileBlobStore implements BlobStore {
         if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
         await mkdir(this.dir, { recursive: true });
         const final = join(this.dir, `${key}.bin`);
-        const temp = `${final}.partial`;
+        const temp = `${final}${PARTIAL_SUFFIX}`;
         const handle = await open(temp, 'w');
         let written = 0;
         let closed = false;

@@ -1,7 +1,7 @@
-import { mkdir, readdir, rename } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.js';
-import { FileBlobStore } from './file-blob-store.js';
+import { FileBlobStore, PARTIAL_SUFFIX } from './file-blob-store.js';
 
 /** The local key-value store folder of offloaded payloads, apart from the default store. */
 export const PAYLOAD_STORE = 'webhook-payloads';
@@ -36,5 +36,25 @@ export async function openLocalPayloads(storageDir: string, log: Logger): Promis
         }
         log.info('moved offloaded payloads out of the default key-value store', { moved, to: dir });
     }
+    await sweepPartialFiles(dir, log);
     return new FileBlobStore(dir, legacy);
+}
+
+/**
+ * Deletes the `.partial` files a killed process left (FileBlobStore writes each payload under that
+ * name until it commits): up to a whole body each, which nothing would ever read or remove. At start
+ * no upload of this storage folder can be running: one process serves it.
+ */
+async function sweepPartialFiles(dir: string, log: Logger): Promise<void> {
+    const partial = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(PARTIAL_SUFFIX));
+    let swept = 0;
+    for (const name of partial) {
+        try {
+            await rm(join(dir, name), { force: true });
+            swept++;
+        } catch (error) {
+            log.warn('could not delete a half-written payload', { file: name, error: String(error) });
+        }
+    }
+    if (swept > 0) log.info('deleted payloads a stopped process left half written', { files: swept });
 }

@@ -39,7 +39,7 @@ export class PgBlobWriter implements BlobWriter {
         return this.serial(async () => {
             this.mustBeOpen();
             await this.flush();
-            const done = await this.run(() => this.pool.query('UPDATE blobs SET complete = true, size = $2 WHERE key = $1', [this.key, this.size]));
+            const done = await this.run(() => this.pool.query('UPDATE blobs SET complete = true, size = $2 WHERE key = $1 AND NOT complete', [this.key, this.size]));
             if (done.rowCount !== 1) {
                 this.state = 'failed';
                 throw new Error(`blob '${this.key}' was deleted while it was written`);
@@ -64,7 +64,15 @@ export class PgBlobWriter implements BlobWriter {
     /** Inserts the buffered bytes as the next chunk; the buffer is reused once the insert is done. */
     private async flush(): Promise<void> {
         if (this.filled === 0) return;
-        await this.run(() => this.pool.query('INSERT INTO blob_chunks (key, n, data) VALUES ($1, $2, $3)', [this.key, this.chunks, this.chunk.subarray(0, this.filled)]));
+        await this.run(async () => {
+            try {
+                return await this.pool.query('INSERT INTO blob_chunks (key, n, data) VALUES ($1, $2, $3)', [this.key, this.chunks, this.chunk.subarray(0, this.filled)]);
+            } catch (error) {
+                // The foreign key: the blob was swept or deleted meanwhile.
+                if ((error as { code?: string }).code === '23503') throw new Error(`blob '${this.key}' was deleted while it was written`);
+                throw error;
+            }
+        });
         this.chunks++;
         this.filled = 0;
     }

@@ -131,7 +131,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
             reclaimSpace: () => Promise.resolve(0),
         },
         webhooks: new PgWebhookStore(pool),
-        blobs: new PgBlobStore(pool),
+        blobs: new PgBlobStore(pool, instanceId),
         close: () =>
             (closing ??= (async () => {
                 await writer.close();

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
+import { sweepPartialBlobs } from './blob-store.js';
 import { rows, transaction } from './pool.js';
 
 /** How often an instance says it is alive. */
@@ -33,6 +34,8 @@ export class Heartbeat {
     /** Since when every beat succeeded (local clock), undefined after a miss. */
     private beatingSince: number | undefined;
     private lastBeat = 0;
+    /** Whether partial blobs were swept since the start. */
+    private swept = false;
 
     constructor(private readonly pool: pg.Pool, private readonly instanceId: string, private readonly log: Logger) {}
 
@@ -62,6 +65,13 @@ export class Heartbeat {
         }
     }
 
+    /** Deletes the partial blobs of instances that stopped beating (and any a day old); returns how many. */
+    async sweepBlobs(): Promise<number> {
+        const swept = await sweepPartialBlobs(this.pool, this.instanceId, DEAD_AFTER_S);
+        if (swept > 0) this.log.info('swept payloads that stopped instances left half written', { blobs: swept });
+        return swept;
+    }
+
     /** Whether this instance has beaten without a miss for the dead time: it may take over silent instances' work. */
     settled(): boolean {
         return this.beatingSince !== undefined && Date.now() - this.beatingSince >= DEAD_AFTER_S * 1000;
@@ -70,7 +80,18 @@ export class Heartbeat {
     private async beat(): Promise<void> {
         await rows(this.pool, 'INSERT INTO instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()', [this.instanceId]);
         // Now and then (about once a minute), forget instances long dead.
-        if (Math.random() < HEARTBEAT_MS / 60_000) await rows(this.pool, FORGET_DEAD);
+        const nowAndThen = Math.random() < HEARTBEAT_MS / 60_000;
+        if (nowAndThen) await rows(this.pool, FORGET_DEAD);
+        // Sweep the uploads dead instances left unfinished: once settled (after an outage every beat
+        // is old), first at once (a restart after a crash cleans up after itself), then now and then.
+        // A failed sweep is not a missed beat: it is tried again.
+        if (this.settled() && (!this.swept || nowAndThen)) {
+            this.swept = true;
+            await this.sweepBlobs().catch((error: unknown) => {
+                this.swept = false;
+                this.log.warn('sweeping half-written payloads failed', { error: String(error) });
+            });
+        }
         const now = Date.now();
         // A beat long after the previous one (the process stalled) counts as a miss too.
         if (now - this.lastBeat > 2.5 * HEARTBEAT_MS) this.beatingSince = now;
