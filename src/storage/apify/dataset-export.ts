@@ -34,7 +34,7 @@ const BUSY_PAUSE_MS = 200;
  */
 export const EXPORT_SLICE = 50;
 /** Failed attempts of one batch before it is pushed item by item, to find the item at fault. */
-const ISOLATE_AFTER = 3;
+export const ISOLATE_AFTER = 3;
 
 const BACKOFF = exponential(Infinity, 1000, 60_000);
 
@@ -81,6 +81,13 @@ export class DatasetExporter {
     private ticking = false;
     /** Whether the sink's starting position is committed (see commitStartPosition). */
     private startCommitted = false;
+    /**
+     * The last outbox position the dataset took whose watermark is not committed yet (the store
+     * failed between the two): later attempts commit it without pushing those items again, so a
+     * database outage does not repeat a batch in the append-only dataset. In memory only: a crash
+     * in that window still repeats it (at least once).
+     */
+    private pushedThrough: number | undefined;
 
     constructor(private readonly dataset: DatasetSink, private readonly store: { outbox: ExportOutbox; bodies: BodyReader }, private readonly metrics: Metrics, private readonly log: Logger, private readonly options: ExporterOptions) {}
 
@@ -153,8 +160,9 @@ export class DatasetExporter {
                     moved++;
                 }
             } else {
-                await this.dataset.push(items);
-                await this.store.outbox.markExported(batch[batch.length - 1]!.seq, this.dataset.position?.());
+                const fresh = batch.findIndex((b) => !this.pushed(b.seq));
+                if (fresh !== -1) await this.dataset.push(fresh === 0 ? items : items.slice(fresh));
+                await this.exported(batch[batch.length - 1]!.seq);
                 moved = batch.length;
             }
             this.failures = 0;
@@ -206,14 +214,28 @@ export class DatasetExporter {
 
     /** Pushes one item; when the dataset refuses it, its minimal form. Commits the watermark after it. */
     private async pushAlone(b: OutboxItem, item: Record<string, unknown>): Promise<void> {
-        try {
-            await this.dataset.push([item]);
-        } catch (error) {
-            // If even the minimal form fails, the dataset itself is failing: that throws, and backs off.
-            await this.dataset.push([minimalItem(item, await this.reference(b.entry), `refused by the dataset: ${String(error)}`)]);
-            this.log.warn('dataset refused an event; exported its minimal form', { id: b.entry.id, error: String(error) });
+        if (!this.pushed(b.seq)) {
+            try {
+                await this.dataset.push([item]);
+            } catch (error) {
+                // If even the minimal form fails, the dataset itself is failing: that throws, and backs off.
+                await this.dataset.push([minimalItem(item, await this.reference(b.entry), `refused by the dataset: ${String(error)}`)]);
+                this.log.warn('dataset refused an event; exported its minimal form', { id: b.entry.id, error: String(error) });
+            }
         }
-        await this.store.outbox.markExported(b.seq, this.dataset.position?.());
+        await this.exported(b.seq);
+    }
+
+    /** Whether the item at outbox position `seq` is in the dataset already, its watermark not yet committed. */
+    private pushed(seq: number): boolean {
+        return this.pushedThrough !== undefined && seq <= this.pushedThrough;
+    }
+
+    /** Commits the watermark `seq` once the dataset took everything up to it (remembered should the commit fail). */
+    private async exported(seq: number): Promise<void> {
+        this.pushedThrough = Math.max(this.pushedThrough ?? 0, seq);
+        await this.store.outbox.markExported(seq, this.dataset.position?.());
+        if (this.pushedThrough <= seq) this.pushedThrough = undefined;
     }
 
     /** The item as it can go to the dataset: whole, else with its body replaced by a reference. */
