@@ -77,4 +77,35 @@ describe.skipIf(!pgCoreRuns)('dataset export on PostgreSQL: the database lost be
             assert.equal((await store.health.stats()).outboxBacklog, 0);
         }, 60_000);
     }
+
+    it('rows another instance gave up between the rows already pushed are still exported, once', async () => {
+        const url = await pg.server.createDatabase();
+        const a = await pg.open(url, 'export-a');
+        const c = await pg.open(url, 'export-c');
+        // Positions interleave: c's capture falls between a's.
+        await a.events.append(newEvent({ id: 'a0' }));
+        await a.events.append(newEvent({ id: 'a1' }));
+        await c.events.append(newEvent({ id: 'c0' }));
+        await a.events.append(newEvent({ id: 'a2' }));
+        const sink = new RecordingSink();
+        const blobs = a.blobs;
+        assert.ok(blobs);
+        const exporter = new DatasetExporter(sink, a, new Metrics(), quiet, { blobs, baseUrl: () => 'http://svc' });
+        sink.after = () => pg.server.pause();
+        assert.deepEqual(await exporter.flushOnce(EXPORT_BATCH), { moved: 0, failed: true });
+        assert.deepEqual(sink.ids, ['a0', 'a1', 'a2'], 'a exports its own captures; c is alive and keeps its own');
+        await pg.server.resume();
+        await until('both stores reconnect', () => a.health.healthy() && c.health.healthy());
+        // c leaves: its unexported capture is anyone's, and a's next batch takes it, between a1 and a2.
+        await c.close();
+        let moved = 0;
+        await until('the export goes through', async () => {
+            const result = await exporter.flushOnce(EXPORT_BATCH);
+            moved += result.moved;
+            return !result.failed && moved > 0;
+        });
+        assert.equal(moved, 4);
+        assert.deepEqual(sink.ids, ['a0', 'a1', 'a2', 'c0'], 'c0 was pushed, and a0-a2 not again');
+        assert.equal((await a.health.stats()).outboxBacklog, 0);
+    }, 60_000);
 });

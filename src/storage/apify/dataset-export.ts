@@ -82,12 +82,13 @@ export class DatasetExporter {
     /** Whether the sink's starting position is committed (see commitStartPosition). */
     private startCommitted = false;
     /**
-     * The last outbox position the dataset took whose watermark is not committed yet (the store
-     * failed between the two): later attempts commit it without pushing those items again, so a
-     * database outage does not repeat a batch in the append-only dataset. In memory only: a crash
-     * in that window still repeats it (at least once).
+     * Outbox positions the dataset took whose watermark is not committed yet (the store failed
+     * between the two): later attempts commit them without pushing those items again, so a database
+     * outage does not repeat a batch in the append-only dataset. Positions, not a bound: with a
+     * shared database a later batch may hold rows of a dead instance between them, which must still
+     * go. In memory only: a crash in that window still repeats the batch (at least once).
      */
-    private pushedThrough: number | undefined;
+    private readonly pushedSeqs = new Set<number>();
 
     constructor(private readonly dataset: DatasetSink, private readonly store: { outbox: ExportOutbox; bodies: BodyReader }, private readonly metrics: Metrics, private readonly log: Logger, private readonly options: ExporterOptions) {}
 
@@ -160,8 +161,9 @@ export class DatasetExporter {
                     moved++;
                 }
             } else {
-                const fresh = batch.findIndex((b) => !this.pushed(b.seq));
-                if (fresh !== -1) await this.dataset.push(fresh === 0 ? items : items.slice(fresh));
+                const fresh = items.filter((_, i) => !this.pushedSeqs.has(batch[i]!.seq));
+                if (fresh.length > 0) await this.dataset.push(fresh);
+                for (const b of batch) this.pushedSeqs.add(b.seq);
                 await this.exported(batch[batch.length - 1]!.seq);
                 moved = batch.length;
             }
@@ -214,7 +216,7 @@ export class DatasetExporter {
 
     /** Pushes one item; when the dataset refuses it, its minimal form. Commits the watermark after it. */
     private async pushAlone(b: OutboxItem, item: Record<string, unknown>): Promise<void> {
-        if (!this.pushed(b.seq)) {
+        if (!this.pushedSeqs.has(b.seq)) {
             try {
                 await this.dataset.push([item]);
             } catch (error) {
@@ -222,20 +224,15 @@ export class DatasetExporter {
                 await this.dataset.push([minimalItem(item, await this.reference(b.entry), `refused by the dataset: ${String(error)}`)]);
                 this.log.warn('dataset refused an event; exported its minimal form', { id: b.entry.id, error: String(error) });
             }
+            this.pushedSeqs.add(b.seq);
         }
         await this.exported(b.seq);
     }
 
-    /** Whether the item at outbox position `seq` is in the dataset already, its watermark not yet committed. */
-    private pushed(seq: number): boolean {
-        return this.pushedThrough !== undefined && seq <= this.pushedThrough;
-    }
-
-    /** Commits the watermark `seq` once the dataset took everything up to it (remembered should the commit fail). */
+    /** Commits the watermark `seq` once the dataset took every item up to it; what it covers is no longer remembered. */
     private async exported(seq: number): Promise<void> {
-        this.pushedThrough = Math.max(this.pushedThrough ?? 0, seq);
         await this.store.outbox.markExported(seq, this.dataset.position?.());
-        if (this.pushedThrough <= seq) this.pushedThrough = undefined;
+        for (const pushed of this.pushedSeqs) if (pushed <= seq) this.pushedSeqs.delete(pushed);
     }
 
     /** The item as it can go to the dataset: whole, else with its body replaced by a reference. */
