@@ -108,6 +108,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const pollMs = options.webhookPollMs ?? (env.onPlatform || shared ? 2000 : 0);
     const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch((e: unknown) => log.warn('webhook refresh failed', { error: String(e) })), pollMs) : undefined;
     webhookPoll?.unref();
+    // A shared database also tells of each change as it commits: taken in within milliseconds.
+    const unfollowWebhooks = webhooks.follow((e: unknown) => log.warn('webhook refresh failed', { error: String(e) }));
 
     let listeningPort = env.port;
     const metrics = new Metrics();
@@ -160,6 +162,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             live.close();
             clearInterval(cleanup);
             clearInterval(webhookPoll);
+            unfollowWebhooks();
             const closed = new Promise<void>((r) => server.close(() => r()));
             // In-flight answers now carry Connection: close (see app.ts); keep-alive connections
             // that go idle in between are closed as they do.

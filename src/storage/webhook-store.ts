@@ -23,4 +23,10 @@ export interface WebhookStore {
      * Absent when one process owns the store.
      */
     exclusive?<T>(fn: () => Promise<T>): Promise<T>;
+    /**
+     * Calls `listener` soon after another instance (or this one) created, changed or deleted a
+     * webhook of a shared store; returns the unsubscribe. Absent where changes are only polled.
+     * A notice may be lost (a connection down): callers poll as well.
+     */
+    onChange?(listener: () => void): () => void;
 }

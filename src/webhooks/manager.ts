@@ -25,6 +25,8 @@ export class WebhookManager {
     private defaultRetentionHours = 24;
     /** Bumped by every local change, so a refresh that started before one does not undo it. */
     private generation = 0;
+    private runningRefresh: Promise<void> | undefined;
+    private queuedRefresh: Promise<void> | undefined;
 
     constructor(private readonly store: WebhookStore, private readonly clock: Clock, private readonly ids: IdGenerator, private readonly random: Random = Math.random) {}
 
@@ -106,8 +108,31 @@ export class WebhookManager {
         return true;
     }
 
-    /** Takes in the store's current state (what other runs created, changed or deleted). */
-    async refresh(): Promise<void> {
+    /**
+     * Takes in the store's current state (what other runs created, changed or deleted). One reading
+     * at a time: an older listing applied after a newer one would bring back what the newer one
+     * removed. A call while one runs is answered by the next one, shared by every such call.
+     */
+    refresh(): Promise<void> {
+        if (this.queuedRefresh) return this.queuedRefresh;
+        if (!this.runningRefresh) return this.startRefresh();
+        const queued = this.runningRefresh.catch(() => undefined).then(() => {
+            this.queuedRefresh = undefined;
+            return this.startRefresh();
+        });
+        this.queuedRefresh = queued;
+        return queued;
+    }
+
+    private startRefresh(): Promise<void> {
+        const run = this.refreshOnce().finally(() => {
+            if (this.runningRefresh === run) this.runningRefresh = undefined;
+        });
+        this.runningRefresh = run;
+        return run;
+    }
+
+    private async refreshOnce(): Promise<void> {
         const generation = this.generation;
         const stored = await this.store.list();
         if (generation !== this.generation) return;
@@ -118,6 +143,15 @@ export class WebhookManager {
             if (!known || (webhook.updatedAt ?? 0) > (known.webhook.updatedAt ?? 0)) this.remember(webhook);
         }
         for (const id of this.byId.keys()) if (!seen.has(id)) this.byId.delete(id);
+    }
+
+    /**
+     * Refreshes whenever the store tells of a change (a shared database's notice, as the change
+     * commits); notices during a refresh share the one after it. Returns the unsubscribe; a store
+     * that cannot tell is only polled.
+     */
+    follow(onError: (error: unknown) => void): () => void {
+        return this.store.onChange?.(() => void this.refresh().catch(onError)) ?? (() => undefined);
     }
 
     /** Deletes expired webhooks from memory and the store. Returns how many were removed. */

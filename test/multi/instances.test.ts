@@ -91,6 +91,29 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
         }
     });
 
+    it('takes in a webhook created, changed and deleted through one instance on the other within 600 ms (a notice as the change commits, not the 2 s poll)', async () => {
+        const url = await fx.pg.createDatabase();
+        const a = await startInstance(url, { urlCount: 1 });
+        const b = await startInstance(url, { urlCount: 1 });
+        const send = async (svc: ServiceProcess, id: string): Promise<number> => capture(svc, id, `notice-${Date.now()}`);
+        /** How long after `from` B first answered `status` on webhook `id` (polled every 10 ms, up to 600 ms). */
+        const seenOnB = async (id: string, status: number, from: number): Promise<number> => {
+            await waitFor(async () => ((await send(b, id)) === status ? true : undefined), { timeoutMs: 600, intervalMs: 10, what: `instance B to answer ${status} on ${id}` });
+            return Date.now() - from;
+        };
+        const created = await a.fetch('/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        assert.equal(created.status, 201);
+        const { id } = (await created.json()) as { id: string };
+        const lags = [await seenOnB(id, 200, Date.now())];
+        const patched = await a.fetch(`/webhooks/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: { statusCode: 418 } }) });
+        assert.equal(patched.status, 200, await patched.text());
+        lags.push(await seenOnB(id, 418, Date.now()));
+        const deleted = await a.fetch(`/webhooks/${id}`, { method: 'DELETE' });
+        assert.equal(deleted.status, 204);
+        lags.push(await seenOnB(id, 404, Date.now()));
+        diagnostic(`created / changed / deleted on A → answered so on B: ${lags.join(' / ')} ms`);
+    });
+
     it('resumes a stream on another instance from a Last-Event-ID given by the first', async () => {
         const url = await fx.pg.createDatabase();
         const a = await startInstance(url);

@@ -32,11 +32,12 @@ async function commit(pool: pg.Pool, events: { id: string; origin: string }[], n
     }
 }
 
-async function waitFor(what: string, done: () => boolean, ms: number): Promise<number> {
+async function waitFor(what: string, done: () => boolean, ms: number, between?: () => Promise<void>): Promise<number> {
     const start = Date.now();
     while (!done()) {
         if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
-        await new Promise((r) => setTimeout(r, 10));
+        await (between ? between() : undefined);
+        await new Promise((r) => setTimeout(r, between ? 200 : 10));
     }
     return Date.now() - start;
 }
@@ -118,6 +119,35 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         await commit(pool, [{ id: 'd4', origin: OTHER }]);
         await waitFor('d4', () => got.length >= 4, 1000);
         assert.deepEqual(got, ['d1', 'd2', 'd3', 'd4']);
+    });
+
+    it('hands notices of another channel to their listeners (not as events), before and after the connection is lost, and stops at unsubscribe', async () => {
+        const { pool, feed, got } = await setup({ pollMs: 60_000 });
+        let early = 0;
+        let late = 0;
+        const stopEarly = feed.onNotice('whd_test_notice', () => early++);
+        // The LISTEN goes out on the feed's connection behind what it is doing: notify until heard.
+        const notify = async (): Promise<void> => void (await pool.query(`SELECT pg_notify('whd_test_notice', 'x')`));
+        await waitFor('the notice', () => early > 0, 2000, notify);
+        assert.deepEqual(got, [], 'a notice is no event');
+        // Notices still on their way arrive before the count starts over.
+        await new Promise((r) => setTimeout(r, 300));
+        early = 0;
+        await pgx.server.pause();
+        await pgx.server.resume();
+        // Another listener of the channel, added while the connection may be down.
+        feed.onNotice('whd_test_notice', () => late++);
+        await waitFor('the feed back (an event reaches it)', () => got.length > 0, 8000, async () => {
+            await commit(pool, [{ id: `f${nextSeq}`, origin: OTHER }]).catch(() => undefined);
+        });
+        // The new connection listened before it read: one notice now reaches both listeners.
+        await pool.query(`SELECT pg_notify('whd_test_notice', 'y')`);
+        await waitFor('the notice after the reconnect', () => early === 1 && late === 1, 1000);
+        stopEarly();
+        await pool.query(`SELECT pg_notify('whd_test_notice', 'z')`);
+        await waitFor('the notice to the listener still subscribed', () => late === 2, 1000);
+        assert.equal(early, 1, 'an unsubscribed listener hears nothing more');
+        assert.throws(() => feed.onNotice('bad; DROP TABLE events', () => undefined), /not a channel name/);
     });
 
     it('after the server is killed and started again, the same feed delivers what is committed after', async () => {

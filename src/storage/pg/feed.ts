@@ -30,6 +30,8 @@ type FeedRow = { seq: string | number; id: string; origin: string | null };
  */
 export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' | 'caughtUp'> {
     private readonly listeners = new Set<Listener>();
+    /** Listeners of other channels this connection LISTENs to (notices, no payload handed on). */
+    private readonly notices = new Map<string, Set<() => void>>();
     private readonly committed = new Set<Listener>();
     /** caughtUp() calls waiting for the feed to pass a position. */
     private waiters: { seq: number; done: () => void }[] = [];
@@ -82,6 +84,22 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
         });
     }
 
+    /**
+     * Calls `listener` on each notification of `channel` (a name of letters, digits and `_`), heard on
+     * the feed's connection from the next (re)connect on; returns the unsubscribe.
+     */
+    onNotice(channel: string, listener: () => void): () => void {
+        if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+        let set = this.notices.get(channel);
+        if (!set) {
+            this.notices.set(channel, (set = new Set()));
+            // Listening from now on the current connection too; a new connection listens as it connects.
+            this.client?.query(`LISTEN ${channel}`).catch(() => undefined);
+        }
+        set.add(listener);
+        return () => void set.delete(listener);
+    }
+
     onCommitted(listener: Listener): () => void {
         this.committed.add(listener);
         return () => void this.committed.delete(listener);
@@ -94,6 +112,7 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
         clearTimeout(this.retry);
         this.listeners.clear();
         this.committed.clear();
+        this.notices.clear();
         const client = this.client;
         this.client = undefined;
         await client?.end().catch(() => undefined);
@@ -105,10 +124,21 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
         const client = new pg.Client({ ...this.pool.options, keepAlive: true, query_timeout: this.readTimeoutMs });
         client.on('error', (error) => this.lost(client, error));
         client.on('end', () => this.lost(client));
-        client.on('notification', () => this.wake());
+        client.on('notification', (message) => {
+            const notice = this.notices.get(message.channel);
+            if (!notice) return this.wake();
+            for (const listener of notice) {
+                try {
+                    listener();
+                } catch (error) {
+                    this.log.warn('live feed: a notice listener failed', { channel: message.channel, error: String(error) });
+                }
+            }
+        });
         try {
             await client.connect();
             await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+            for (const channel of this.notices.keys()) await client.query(`LISTEN ${channel}`);
             if (this.last === undefined) {
                 const { rows } = await client.query<{ seq: string | number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events_all');
                 this.last = Number(rows[0]?.seq ?? 0);

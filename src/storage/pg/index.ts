@@ -130,7 +130,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
             // PostgreSQL's autovacuum reuses and returns space by itself: nothing to do here.
             reclaimSpace: () => Promise.resolve(0),
         },
-        webhooks: new PgWebhookStore(pool),
+        webhooks: new PgWebhookStore(pool, (channel, listener) => feed.onNotice(channel, listener)),
         blobs: new PgBlobStore(pool, instanceId),
         close: () =>
             (closing ??= (async () => {

@@ -11,5 +11,8 @@ export const LOCKS = {
 /** The channel a commit notifies so that other instances read the new events. */
 export const EVENTS_CHANNEL = 'whd_events';
 
+/** The channel a webhook's creation, change or deletion notifies (its id as the payload). */
+export const WEBHOOKS_CHANNEL = 'whd_webhooks';
+
 /** Replays kept per event: the latest ones (the same number as the SQLite backend keeps). */
 export const REPLAY_HISTORY = 50;

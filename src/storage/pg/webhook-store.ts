@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Webhook } from '../types.js';
 import type { WebhookStore } from '../webhook-store.js';
+import { WEBHOOKS_CHANNEL } from './keys.js';
 import { storeError } from './pool.js';
 import { guarded } from './pool.js';
 
@@ -18,7 +19,12 @@ export const WEBHOOK_LOCK: readonly [number, number] = [0x77686477, 1];
  * never replaces a newer version (`updatedAt`), as in the key-value store where the newest wins.
  */
 export class PgWebhookStore implements WebhookStore {
-    constructor(private readonly pool: pg.Pool) {}
+    /** `notices`: subscribes to a LISTEN channel (the live feed's connection listens to it). */
+    constructor(private readonly pool: pg.Pool, private readonly notices?: (channel: string, listener: () => void) => () => void) {}
+
+    onChange(listener: () => void): () => void {
+        return this.notices ? this.notices(WEBHOOKS_CHANNEL, listener) : () => undefined;
+    }
 
     async list(): Promise<Webhook[]> {
         const { rows } = await guarded(() => this.pool.query<{ data: string }>('SELECT data FROM webhooks ORDER BY id'));
@@ -39,7 +45,8 @@ export class PgWebhookStore implements WebhookStore {
     }
 
     async delete(id: string): Promise<void> {
-        await guarded(() => this.pool.query('DELETE FROM webhooks WHERE id = $1', [id]));
+        // The notice goes out with the commit, so no instance hears of a change before it can read it.
+        await guarded(() => this.pool.query(`WITH gone AS (DELETE FROM webhooks WHERE id = $1 RETURNING id) SELECT pg_notify('${WEBHOOKS_CHANNEL}', id) FROM gone`, [id]));
     }
 
     /**
@@ -79,9 +86,10 @@ export class PgWebhookStore implements WebhookStore {
     private async write(webhook: Webhook): Promise<void> {
         await guarded(() =>
             this.pool.query(
-                `INSERT INTO webhooks (id, data, updated_at) VALUES ($1, $2, $3)
+                `WITH written AS (INSERT INTO webhooks (id, data, updated_at) VALUES ($1, $2, $3)
                  ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
-                 WHERE webhooks.updated_at IS NULL OR excluded.updated_at IS NULL OR excluded.updated_at >= webhooks.updated_at`,
+                 WHERE webhooks.updated_at IS NULL OR excluded.updated_at IS NULL OR excluded.updated_at >= webhooks.updated_at
+                 RETURNING id) SELECT pg_notify('${WEBHOOKS_CHANNEL}', id) FROM written`,
                 [webhook.id, JSON.stringify(webhook), webhook.updatedAt ?? null],
             ),
         );
