@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { events, outcome } from '../contract/factory.js';
-import { pgCoreRuns, useCoreServer } from './core-pg.js';
+import { pgCoreRuns, until, useCoreServer } from './core-pg.js';
 
 const ids = (list: { entry: { id: string } }[]): string[] => list.map((o) => o.entry.id);
-
-async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-        await new Promise((r) => setTimeout(r, 200));
-    }
-}
 
 describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed once across instances', () => {
     const pg = useCoreServer();
@@ -58,7 +50,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed 
         assert.deepEqual(await a.outbox.readOutbox(100), [], 'B still counts as alive');
         assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);
         let taken: string[] = [];
-        await until('A takes over B’s outbox', async () => (taken = ids(await a.outbox.readOutbox(100))).length > 0, 25_000);
+        await until('A takes over B’s outbox', async () => (taken = ids(await a.outbox.readOutbox(100))).length > 0, 25_000, 200);
         assert.ok(Date.now() - silentSince >= 10_000, 'not before B was silent for 10 s');
         assert.deepEqual(taken, events('hb', 5).map((e) => e.id));
     }, 40_000);
@@ -74,7 +66,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed 
         // Away for longer than the dead time: every instance's last beat is old when it comes back.
         await new Promise((r) => setTimeout(r, 11_000));
         await pg.server.resume();
-        await until('A is healthy again', async () => a.health.healthy(), 20_000);
+        await until('A is healthy again', async () => a.health.healthy(), 20_000, 200);
         // A reads right away and for a while: B's rows stay B's.
         for (const end = Date.now() + 4000; Date.now() < end; ) {
             assert.deepEqual(await a.outbox.readOutbox(100), [], 'A never claims the outbox of B, which is alive');

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { events, newEvent } from '../contract/factory.js';
 import { startPgServer } from '../helpers/pg-server.js';
-import { pgCoreRuns, useCoreServer } from './core-pg.js';
+import { pgCoreRuns, until, useCoreServer } from './core-pg.js';
 
 const unavailable = (error: unknown): boolean => {
     assert.ok(error instanceof StoreUnavailableError, `StoreUnavailableError, got ${String(error)}`);
@@ -11,14 +11,6 @@ const unavailable = (error: unknown): boolean => {
     assert.ok(error.headers['Retry-After']);
     return true;
 };
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-        await new Promise((r) => setTimeout(r, 50));
-    }
-}
 
 describe.skipIf(!pgCoreRuns)('PostgreSQL backend: the database away and back', () => {
     const pg = useCoreServer();
@@ -46,7 +38,7 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: the database away and back', (
         } finally {
             await pg.server.resume();
         }
-        await until('the probe sees the database again', () => s.health.healthy());
+        await until('the probe sees the database again', () => s.health.healthy(), 10_000, 50);
         assert.equal(s.health.problem(), undefined);
         await s.events.append(newEvent({ id: 'after' }));
         assert.equal((await s.events.getEntry('after')).id, 'after');
@@ -76,12 +68,12 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: the database away and back', (
                 }
             };
             const senders = Array.from({ length: 16 }, sender);
-            await until('some appends are acknowledged', () => acknowledged.length >= 200, 30_000);
+            await until('some appends are acknowledged', () => acknowledged.length >= 200, 30_000, 50);
             await server.kill();
             await Promise.all(senders);
             assert.equal(refused, 16, 'each sender was refused once the server was gone');
             await server.resume();
-            await until('healthy again', () => s.health.healthy(), 20_000);
+            await until('healthy again', () => s.health.healthy(), 20_000, 50);
             const stored = new Set((await pg.sql(url, 'SELECT id FROM events_all')).map((r) => r.id as string));
             assert.deepEqual(acknowledged.filter((id) => !stored.has(id)), [], `every acknowledged append survived (${acknowledged.length})`);
             // A group is one transaction: each stored event has its body and outbox row (a refused one may

@@ -45,3 +45,12 @@ export function useCoreServer(): CoreFixture {
     };
     return fixture;
 }
+
+/** Resolves once `check` holds (sync or async), trying every `intervalMs`; throws after `ms`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000, intervalMs = 100): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+        await new Promise((r) => setTimeout(r, intervalMs));
+    }
+}

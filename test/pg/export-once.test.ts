@@ -5,7 +5,7 @@ import { Metrics } from '../../src/lib/metrics.js';
 import { DatasetExporter, EXPORT_BATCH, ISOLATE_AFTER } from '../../src/storage/apify/dataset-export.js';
 import type { DatasetSink } from '../../src/storage/apify/dataset-sink.js';
 import { newEvent } from '../contract/factory.js';
-import { pgCoreRuns, useCoreServer } from './core-pg.js';
+import { pgCoreRuns, until, useCoreServer } from './core-pg.js';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -27,12 +27,15 @@ class RecordingSink implements DatasetSink {
     }
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-    }
+/** Export attempts until one goes through once the database is back; how many events they moved. */
+async function exportedOnceBack(exporter: DatasetExporter): Promise<number> {
+    let moved = 0;
+    await until('the export goes through', async () => {
+        const result = await exporter.flushOnce(EXPORT_BATCH);
+        moved += result.moved;
+        return !result.failed && moved > 0;
+    }, 20_000);
+    return moved;
 }
 
 describe.skipIf(!pgCoreRuns)('dataset export on PostgreSQL: the database lost between a push and its watermark', () => {
@@ -61,14 +64,9 @@ describe.skipIf(!pgCoreRuns)('dataset export on PostgreSQL: the database lost be
                 }
             }
             await pg.server.resume();
-            await until('the store reconnects', () => store.health.healthy());
+            await until('the store reconnects', () => store.health.healthy(), 20_000);
             for (let i = 5; i < 8; i++) await store.events.append(newEvent({ id: `e${i}` }));
-            let moved = 0;
-            await until('the export goes through', async () => {
-                const result = await exporter.flushOnce(EXPORT_BATCH);
-                moved += result.moved;
-                return !result.failed && moved > 0;
-            });
+            const moved = await exportedOnceBack(exporter);
             assert.equal(moved, 8, 'every event is exported, the first five by their watermark alone');
             assert.deepEqual(sink.ids, ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7'], 'each event went to the dataset once');
             // After the outage's failed attempts the export went as asked: in one batch, or item by item.
@@ -95,15 +93,10 @@ describe.skipIf(!pgCoreRuns)('dataset export on PostgreSQL: the database lost be
         assert.deepEqual(await exporter.flushOnce(EXPORT_BATCH), { moved: 0, failed: true });
         assert.deepEqual(sink.ids, ['a0', 'a1', 'a2'], 'a exports its own captures; c is alive and keeps its own');
         await pg.server.resume();
-        await until('both stores reconnect', () => a.health.healthy() && c.health.healthy());
+        await until('both stores reconnect', () => a.health.healthy() && c.health.healthy(), 20_000);
         // c leaves: its unexported capture is anyone's, and a's next batch takes it, between a1 and a2.
         await c.close();
-        let moved = 0;
-        await until('the export goes through', async () => {
-            const result = await exporter.flushOnce(EXPORT_BATCH);
-            moved += result.moved;
-            return !result.failed && moved > 0;
-        });
+        const moved = await exportedOnceBack(exporter);
         assert.equal(moved, 4);
         assert.deepEqual(sink.ids, ['a0', 'a1', 'a2', 'c0'], 'c0 was pushed, and a0-a2 not again');
         assert.equal((await a.health.stats()).outboxBacklog, 0);

@@ -1,5 +1,6 @@
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgPass } from '../helpers/pg-pass.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { openRawSse, type RawSse } from './sse-client.js';
 
@@ -124,9 +125,13 @@ describe('GET /log-stream clients', () => {
             await sse.until((s) => s.events().length >= 4);
             expect(sse.events().map((e) => e.id)).toEqual([...missed, live]);
             expect(sse.comments()).not.toContain('resume incomplete, page /logs');
-            await unknown.until((s) => s.events().length >= 1);
+            await unknown.until((s) => s.events().some((e) => e.id === live));
             expect(unknown.comments().slice(0, 2)).toEqual(['connected', 'resume incomplete, page /logs']);
-            expect(unknown.events().map((e) => e.id)).toEqual([live]);
+            const unknownIds = unknown.events().map((e) => e.id);
+            // With a shared database the stream goes live from the feed's position, which may trail
+            // the newest commit: captures committed just before the connection may lead (README).
+            if (pgPass) expect(unknownIds.slice(0, -1).every((id) => id !== undefined && missed.includes(id))).toBe(true);
+            expect(pgPass ? unknownIds.slice(-1) : unknownIds).toEqual([live]);
         } finally {
             sse.close();
             unknown.close();
