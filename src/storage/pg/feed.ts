@@ -30,8 +30,8 @@ type FeedRow = { seq: string | number; id: string; origin: string | null };
  */
 export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' | 'caughtUp'> {
     private readonly listeners = new Set<Listener>();
-    /** Listeners of other channels this connection LISTENs to (notices, no payload handed on). */
-    private readonly notices = new Map<string, Set<() => void>>();
+    /** Listeners of other channels this connection LISTENs to (notices: called with no ids). */
+    private readonly notices = new Map<string, Set<Listener>>();
     private readonly committed = new Set<Listener>();
     /** caughtUp() calls waiting for the feed to pass a position. */
     private waiters: { seq: number; done: () => void }[] = [];
@@ -126,14 +126,8 @@ export class PgFeed implements Pick<LiveFeed, 'onForeignEvents' | 'onCommitted' 
         client.on('end', () => this.lost(client));
         client.on('notification', (message) => {
             const notice = this.notices.get(message.channel);
-            if (!notice) return this.wake();
-            for (const listener of notice) {
-                try {
-                    listener();
-                } catch (error) {
-                    this.log.warn('live feed: a notice listener failed', { channel: message.channel, error: String(error) });
-                }
-            }
+            if (notice) this.emit(notice, []);
+            else this.wake();
         });
         try {
             await client.connect();
