@@ -42,7 +42,7 @@ export class PgBlobWriter implements BlobWriter {
             const done = await this.run(() => this.pool.query('UPDATE blobs SET complete = true, size = $2 WHERE key = $1 AND NOT complete', [this.key, this.size]));
             if (done.rowCount !== 1) {
                 this.state = 'failed';
-                throw new Error(`blob '${this.key}' was deleted while it was written`);
+                throw this.deleted();
             }
             this.state = 'committed';
             return this.size;
@@ -69,7 +69,7 @@ export class PgBlobWriter implements BlobWriter {
                 return await this.pool.query('INSERT INTO blob_chunks (key, n, data) VALUES ($1, $2, $3)', [this.key, this.chunks, this.chunk.subarray(0, this.filled)]);
             } catch (error) {
                 // The foreign key: the blob was swept or deleted meanwhile.
-                if ((error as { code?: string }).code === '23503') throw new Error(`blob '${this.key}' was deleted while it was written`);
+                if ((error as { code?: string }).code === '23503') throw this.deleted();
                 throw error;
             }
         });
@@ -85,6 +85,11 @@ export class PgBlobWriter implements BlobWriter {
             this.state = 'failed';
             throw storeError(error);
         }
+    }
+
+    /** The blob's row went while it was written (deleted, or swept as a dead writer's). */
+    private deleted(): Error {
+        return new Error(`blob '${this.key}' was deleted while it was written`);
     }
 
     private mustBeOpen(): void {
