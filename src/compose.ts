@@ -106,10 +106,11 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     // Other runs or instances (Standby runs side by side, instances on one database) create and
     // change webhooks in the shared store: one listing per poll, and one read per changed webhook.
     const pollMs = options.webhookPollMs ?? (env.onPlatform || shared ? 2000 : 0);
-    const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch((e: unknown) => log.warn('webhook refresh failed', { error: String(e) })), pollMs) : undefined;
+    const refreshFailed = (e: unknown): void => log.warn('webhook refresh failed', { error: String(e) });
+    const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch(refreshFailed), pollMs) : undefined;
     webhookPoll?.unref();
     // A shared database also tells of each change as it commits: taken in within milliseconds.
-    const unfollowWebhooks = webhooks.follow((e: unknown) => log.warn('webhook refresh failed', { error: String(e) }));
+    const unfollowWebhooks = webhooks.follow(refreshFailed);
 
     let listeningPort = env.port;
     const metrics = new Metrics();
