@@ -25,7 +25,7 @@ const reps = Number(args.reps);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
-/** The page cases over their ceiling in the runs of 2026-11-27 (bench/README.md). */
+/** The page cases over their ceiling in the runs of 2026-11-27 before the sixth session's index-only walks (bench/README.md). */
 const PAGES: [name: string, qs: string][] = [
     ['remoteIp /16 sort requestUrl:asc', 'remoteIp=10.1.0.0/16&sort=requestUrl:asc'],
     ['body keyed, 25% sort size:asc', 'body[type]=order.created&sort=size:asc'],

@@ -28,6 +28,9 @@ describe.skipIf(!pgTestsRun)('binary arrays for the group commit', () => {
         const big = [0, 1, -1, 4294967295, 4294967296, -4294967297, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 1764000000000];
         assert.deepEqual(await roundTrip('bigint', 'bigint', big), big.map(String));
         assert.deepEqual(await roundTrip('bigint', 'bigint', [2 ** 60]), [String(2n ** 60n)]);
+        // A signature's 64 bits (body-keys.ts keySignature) come as BigInt: every bit, the sign bit too.
+        const wide = [-(2n ** 63n), 2n ** 63n - 1n, -1n, 0n, 0x4004000000000001n];
+        assert.deepEqual(await roundTrip('bigint', 'bigint', wide), wide.map(String));
         assert.throws(() => binaryArray('bigint', [1.5]), RangeError);
         assert.deepEqual(await roundTrip('float8', 'float8', [0.125, -2.5, 1e300, 3]), ['0.125', '-2.5', '1e+300', '3']);
     });

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { describe, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openPgStorage } from '../../src/storage/pg/index.js';
+import { keySignature } from '../../src/storage/pg/body-keys.js';
 import { LOCKS } from '../../src/storage/pg/keys.js';
 import type { Storage } from '../../src/storage/roles.js';
 import { appendAll, events, eventually, feedOrder, listedIds, logsQuery, newEvent, T0 } from '../contract/factory.js';
@@ -31,6 +32,8 @@ async function answers(s: Storage, ids: string[]): Promise<unknown> {
         body: await listedIds(s, 'body=e-01'),
         url: await listedIds(s, 'requestUrl=n%3De-02'),
         status: await listedIds(s, 'statusCode=201&sort=size'),
+        // Positions from the URL index alone, then the rows read by id (query/plan.ts coveredWalk).
+        address: await listedIds(s, 'remoteIp=10.9.0.0/16&sort=requestUrl:desc'),
         cursor: (await s.events.query(logsQuery('limit=7&cursor=&sort=timestamp'))).items.map((i) => i.id),
     };
     const entries = await Promise.all(ids.map(async (id) => ({ entry: await s.events.getEntry(id), body: (await s.bodies.getBody(id)).raw?.toString('utf8') })));
@@ -44,7 +47,9 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
         const url = await pg_.server.createDatabase();
         await withHolder(url, async (holder) => {
             const s = await pg_.open(url, 'in1');
-            const list = events('e', 40, {}, T0).map((e, i) => (i % 3 === 0 ? { ...e, statusCode: 201, size: 100 + (i % 7) } : e));
+            const list = events('e', 40, {}, T0)
+                .map((e, i) => (i % 3 === 0 ? { ...e, statusCode: 201, size: 100 + (i % 7) } : e))
+                .map((e, i) => (i % 4 === 0 ? { ...e, remoteIp: `10.9.0.${i}` } : e));
             const ids = list.map((e) => e.id);
             // Half carried already, half kept in the inbox: every answer merges the two.
             await appendAll(s, list.slice(0, 15));
@@ -54,13 +59,21 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             assert.equal(await inboxCount(pg_, url), 25, 'every later commit waits in the inbox while the mover is kept out');
             assert.equal((await s.health.stats()).unindexed, 25);
             const before = await answers(s, ids);
-            const { filtered } = before as { filtered: { body: string[]; url: string[] } };
+            const { filtered } = before as { filtered: { body: string[]; url: string[]; address: string[] } };
             assert.deepEqual(filtered.body, ids.slice(10, 20).reverse(), 'a body filter finds matches in both tables, newest first');
             assert.deepEqual(filtered.url, ids.slice(20, 30).reverse());
+            assert.deepEqual(filtered.address, ids.filter((_, i) => i % 4 === 0).reverse(), 'an address block by URL descending finds matches in both tables');
             await holder.query('SELECT pg_advisory_unlock($1)', [LOCKS.inbox]);
             await eventually(async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 5000, 'the inbox to empty');
             const [moved] = await pg_.sql(url, 'SELECT (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM bodies) AS bodies, (SELECT count(*)::int FROM bodies_inbox) AS waiting');
             assert.deepEqual(moved, { events: 40, bodies: 40, waiting: 0 }, 'events and bodies moved together');
+            // Each body's keys and their signature, written by the group commit and carried with the row.
+            const signed = await pg_.sql(url, 'SELECT body_keys, body_sig FROM events');
+            for (const row of signed) {
+                const keys = (row.body_keys as string[]).map(Number);
+                assert.ok(keys.length > 0);
+                assert.equal(String(row.body_sig), String(keySignature(keys)));
+            }
             assert.equal((await s.health.stats()).unindexed, 0);
             assert.deepEqual(await answers(s, ids), before);
             assert.equal((before as { listed: string[] }).listed.length, 40);

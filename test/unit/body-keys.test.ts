@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { bodyKeys, keyOf, stepText, valueForms } from '../../src/storage/pg/body-keys.js';
+import { bodyKeys, keyOf, keySignature, stepText, valueForms } from '../../src/storage/pg/body-keys.js';
 
 // The keys PostgreSQL stores for keyed body filters. What they match is proven against SQLite in
 // test/pg/query.test.ts; these are the limits where a body gets none (NULL: walked when queried)
@@ -80,5 +80,22 @@ describe('body keys', () => {
         const deep = `${'['.repeat(12)}"${'x'.repeat(100 * 1024)}"${']'.repeat(12)}`;
         assert.equal(keys('json', deep), null);
         assert.notEqual(keys('json', `${'['.repeat(2)}"${'x'.repeat(100 * 1024)}"${']'.repeat(2)}`), null);
+    });
+
+    it('the signature holds two bits per key (the hash\'s two lowest 6-bit groups), all 64 of them reachable; none without keys, no bit without any', () => {
+        const bits = (signature: bigint): number[] => Array.from({ length: 64 }, (_, i) => i).filter((i) => (BigInt.asUintN(64, signature) >> BigInt(i)) & 1n);
+        assert.equal(keySignature(null), null);
+        assert.equal(keySignature([]), 0n);
+        assert.deepEqual(bits(keySignature([5 + 64 * 9])!), [5, 9]);
+        assert.deepEqual(bits(keySignature([63 + 64 * 31])!), [31, 63], 'the sign bit too');
+        assert.equal(keySignature([63 + 64 * 63])! < 0n, true);
+        assert.deepEqual(bits(keySignature([7 + 64 * 7])!), [7]);
+        // A body's signature holds every key's bits; a key it lacks mostly does not pass.
+        const got = keys('json', JSON.stringify({ type: 'order.created', id: 'evt_1', data: { total: 10.5, tags: ['a', 'b'] } }))!;
+        const signature = keySignature(got)!;
+        for (const key of got) assert.equal(signature & keySignature([key])!, keySignature([key]), String(key));
+        const others = Array.from({ length: 2000 }, (_, i) => at(['type'], `other-${i}`)[0]!);
+        const passing = others.filter((key) => (signature & keySignature([key])!) === keySignature([key]));
+        assert.ok(passing.length < 200, `${passing.length} of 2000 absent keys pass`);
     });
 });

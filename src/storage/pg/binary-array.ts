@@ -13,7 +13,7 @@ export type ElementType = 'text' | 'int' | 'bigint' | 'float8' | 'boolean' | 'by
 const OID: Record<ElementType, number> = { text: 25, int: 23, bigint: 20, float8: 701, boolean: 16, bytea: 17 };
 const FIXED: Partial<Record<ElementType, number>> = { int: 4, bigint: 8, float8: 8, boolean: 1 };
 
-type Element = string | number | boolean | Uint8Array | null | undefined;
+type Element = string | number | bigint | boolean | Uint8Array | null | undefined;
 
 /** The array's bytes; text elements are written as UTF-8, byte elements as they are. */
 export function binaryArray(type: ElementType, values: readonly Element[]): Buffer {
@@ -48,7 +48,8 @@ export function binaryArray(type: ElementType, values: readonly Element[]): Buff
                 at = out.writeInt32BE(value as number, at);
                 break;
             case 'bigint':
-                if (Number.isSafeInteger(value)) {
+                if (typeof value === 'bigint') at = out.writeBigInt64BE(value, at);
+                else if (Number.isSafeInteger(value)) {
                     // Two's complement in two halves, without a BigInt per value.
                     at = out.writeInt32BE(Math.floor((value as number) / 4294967296), at);
                     at = out.writeUInt32BE((value as number) >>> 0, at);

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { ipToBytes } from '../../lib/ip.js';
 import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
 import { binaryArray, type ElementType } from './binary-array.js';
-import { bodyKeys, joinedKeys } from './body-keys.js';
+import { bodyKeys, joinedKeys, keySignature } from './body-keys.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 import { prepared } from './pool.js';
 
@@ -27,9 +27,12 @@ const COLUMNS: [name: string, type: ElementType][] = [
     ['meta', 'text'], ['ip_bin', 'bytea'],
     // Each event's keys as one text (body-keys.ts joinedKeys), split on insert.
     ['body_keys', 'text'],
+    // Their signature (body-keys.ts keySignature), which the sort indexes carry.
+    ['body_sig', 'bigint'],
 ];
 const IP_BIN = BODY;
 const BODY_KEYS = BODY + 1;
+const BODY_SIG = BODY + 2;
 const SIGNATURE_VALID = 16;
 
 /**
@@ -92,7 +95,9 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
         }
         columns[IP_BIN]!.push(ipToBytes(record[REMOTE_IP]));
         const raw = record[BODY];
-        columns[BODY_KEYS]!.push(joinedKeys(bodyKeys(record[BODY_KIND], raw)));
+        const keys = bodyKeys(record[BODY_KIND], raw);
+        columns[BODY_KEYS]!.push(joinedKeys(keys));
+        columns[BODY_SIG]!.push(keySignature(keys));
         if (raw) {
             // A textual body's UTF-8 bytes are its text value as they are (the array is binary). PostgreSQL
             // text cannot hold U+0000, and refuses bytes that are not UTF-8: such a body keeps its bytes

@@ -1,5 +1,5 @@
 import type { JsonColumn } from '../../query-types.js';
-import { integerText, keyOf, stepText, valueForms } from '../body-keys.js';
+import { integerText, keyOf, keySignature, stepText, valueForms } from '../body-keys.js';
 import { JSON_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import type { Params } from './params.js';
@@ -32,8 +32,8 @@ export function stepModes(path: readonly string[], indexes: boolean): string {
  * decides (`test`, a function call over the same row), which a caller may run only on the rows it
  * still needs (run.ts). The filter is both, ANDed. A body filter is one exact condition (bodyKeyed).
  */
-export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test?: string } {
-    if (column === 'body') return { prefilter: [bodyKeyed(path, value, p)] };
+export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test?: string; signature?: string } {
+    if (column === 'body') return bodyKeyed(path, value, p);
     const text = JSON_COLUMNS[column];
     const prefilter = textPrefilter(text, column, path, value, p);
     // JSON.stringify wrote every column but the body: its text is JSON.
@@ -66,8 +66,10 @@ const numberOf = (value: string): number | null => (DECIMAL.test(value) && Numbe
  * existed, or beyond what they describe) are walked as before: one subquery, run once per statement,
  * lists those that match, narrowed through the body's trigram index or the index of unkeyed rows
  * (whichever the planner finds fewer), so a large body is never read for every query.
+ * `signature`: what a row's key signature (body-keys.ts keySignature) must hold to have one of the
+ * keys, which the sort indexes carry: both bits of one key, or no signature (walked, or stored before).
  */
-function bodyKeyed(path: readonly string[], value: string, p: Params): string {
+function bodyKeyed(path: readonly string[], value: string, p: Params): { prefilter: string[]; signature: string } {
     const modes = stepModes(path, true);
     let paths = [''];
     path.forEach((segment, i) => {
@@ -79,7 +81,11 @@ function bodyKeyed(path: readonly string[], value: string, p: Params): string {
     const keys = paths.flatMap((at) => forms.map((form) => keyOf(at, form)));
     const text = '(b.text COLLATE "C")';
     const walked = ['x.body_keys IS NULL', ...textPrefilter(text, 'body', path, value, p), walk(text, "x.body_kind = 'json'", 'body', path, value, p)];
-    return `(e.body_keys && ${p.bind(keys, 'bigint[]')} OR e.seq = ANY (ARRAY(SELECT x.seq FROM events_all x JOIN bodies_all b ON b.seq = x.seq WHERE ${walked.join(' AND ')})))`;
+    const condition = `(e.body_keys && ${p.bind(keys, 'bigint[]')} OR e.seq = ANY (ARRAY(SELECT x.seq FROM events_all x JOIN bodies_all b ON b.seq = x.seq WHERE ${walked.join(' AND ')})))`;
+    // The masks are written as constants (numbers this code computed), not bound: only the walk's
+    // statement has this condition, and the others' values must be exactly those they use.
+    const masks = [...new Set(keys.map((key) => `'${keySignature([key])!.toString()}'::bigint`))];
+    return { prefilter: [condition], signature: `(e.body_sig IS NULL${masks.map((m) => ` OR (e.body_sig & ${m}) = ${m}`).join('')})` };
 }
 
 /** A run of characters that no JSON encoder in common use escapes, long enough to be worth a LIKE. */

@@ -18,17 +18,25 @@ export interface WhereParts {
     tests: string[];
     /** The JSON columns the tests read, as `e.<column>` names. */
     testColumns: string[];
+    /**
+     * One condition per filter over what a sort index holds: a keyed body filter's key signature (a
+     * superset of its rows), any other filter itself. Only meaningful when query/plan.ts (walkInIndex)
+     * finds the filters' columns in the sort's index.
+     */
+    index: string[];
 }
 
 const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
 /** Translates filters into conditions (all must hold), with the semantics of the SQLite backend. */
 export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
-    const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [] };
+    const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [], index: [] };
     for (const f of filters) {
         const onBody = f.kind === 'text' && f.column === 'body';
-        const { prefilter, test } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined };
-        (onBody ? parts.bodies : parts.events).push([...prefilter, ...(test === undefined ? [] : [test])].join(' AND '));
+        const { prefilter, test, signature } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined, signature: undefined };
+        const whole = [...prefilter, ...(test === undefined ? [] : [test])].join(' AND ');
+        (onBody ? parts.bodies : parts.events).push(whole);
+        parts.index.push(signature ?? whole);
         parts.narrow.push(...prefilter);
         if (f.kind === 'keyed' && test !== undefined) {
             parts.tests.push(test);
