@@ -53,7 +53,8 @@ function indexedFields(lead: SortRule['field']): ReadonlySet<string> {
  * 'exact': the index holds every column the order and the filters read, so it decides, and only the
  * page's rows are read. 'signature': it holds them but for keyed body filters, whose key signature
  * (body-keys.ts keySignature) the index holds instead; the rows it lets through are read and tested,
- * in sort order, until the page is full. Only where the filters may leave the planner walking that index (mayFallBack).
+ * in sort order, until the page is full. Only where the filters may leave the planner walking that
+ * index (mayFallBack).
  */
 export function walkInIndex(filters: readonly Filter[], order: readonly SortRule[]): 'exact' | 'signature' | undefined {
     const fields = indexedFields(order[0]!.field);

@@ -10,7 +10,7 @@ import { cachedCount, type CountShape } from './count-cache.js';
 import { SORT_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCursorError } from './order.js';
-import { mayFallBack, walkInIndex, mayProbe, probeCap, SORT_MAX, TRY_MS } from './plan.js';
+import { mayFallBack, mayProbe, probeCap, SORT_MAX, TRY_MS, walkInIndex } from './plan.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
 import { buildWhere, type WhereParts } from './where.js';
