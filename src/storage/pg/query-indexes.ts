@@ -20,7 +20,10 @@ const C = 'COLLATE "C"';
  */
 const INCLUDED = 'INCLUDE (ip_bin, body_sig)';
 
-/** Sort field columns but the address (events_q_ip, below): one b-tree each, in the total order (column, ts, id) that a page walks. */
+/**
+ * Sort field columns but the address (events_q_ip, below): one b-tree each, in the total order
+ * (column, ts, id) that a page walks.
+ */
 const SORT_INDEXES: [name: string, lead: string][] = [
     ['status', 'status_code'],
     ['method', `method ${C}`],

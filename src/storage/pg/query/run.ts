@@ -40,7 +40,7 @@ interface Statements {
      */
     sorted?: { text: string; capped: string; reach: number; values: unknown[]; max: number; tryMs: number; race: boolean } & ({ probe: string } | { estimate: string });
     /**
-     * A substring filter on the sort's own field: the field's distinct values (`values`, at most
+     * A substring filter on the sort's own field: the field's distinct values (`distinct`, at most
      * DISTINCT_MAX in the table, else unused) that match it, in the sort's order; then the page is
      * read one value at a time (`page`, its value at `valueAt` and its row limit at `limitAt` in
      * the values), each through the sort index, until it is full.
@@ -51,19 +51,25 @@ interface Statements {
     countByValue?: CountByValue | undefined;
 }
 
-interface CountByValue {
-    values: { text: string; values: unknown[] };
+/** The statement reading a field's distinct values that match its substring filters (distinctMatching). */
+interface Distinct {
+    text: string;
+    values: unknown[];
+    /** Most distinct values (DISTINCT_MAX unless the options say). */
     max: number;
+}
+
+interface CountByValue {
+    /** The page's own (byValue.distinct) when the field is the sort's. */
+    distinct: Distinct;
     /** The count for the matching values `vals`. */
     shape: (vals: string[]) => CountShape;
 }
 
 interface ByValue {
-    values: { text: string; values: unknown[] };
+    distinct: Distinct;
     page: { text: string; values: unknown[]; valueAt: number; limitAt: number };
     rows: number;
-    /** Most distinct values (DISTINCT_MAX unless the options say). */
-    max: number;
 }
 
 /** Most distinct values of a field read one at a time for a substring filter on the sort's own field. */
@@ -159,7 +165,7 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
     // (1.1 ms of 2.8 for a deep cursor page, bench/README.md).
     if (q.filters.length === 0) page = { ...page, name: preparedName(page.text) };
     const byValue = cursorMode || q.offset === 0 ? valueByValue(q, order, from, after.length > 0 ? q.cursor : undefined, cursorMode, distinctMax) : undefined;
-    const counted = cursorMode ? undefined : countByValue(q, from, distinctMax);
+    const counted = cursorMode ? undefined : countByValue(q, order, from, byValue, distinctMax);
     if (!mayFallBack(q.filters, order)) return { page, count, byValue, countByValue: counted };
     // OFFSET 0 keeps PostgreSQL from pulling the ORDER BY into the subquery, so the matches come
     // through the filters' indexes and are sorted after.
@@ -209,7 +215,7 @@ function valueByValue(q: LogsQuery, order: readonly SortRule[], from: string, cu
     const limit = p.bind(0, 'bigint');
     const columns = cursorMode ? `${SELECT_SUMMARY}, ${sortKeyColumns(order)}` : SELECT_SUMMARY;
     const text = `SELECT ${columns} FROM ${from}${whereClause(conditions)} ORDER BY ${orderByClause(order)} LIMIT ${limit}`;
-    return { values: distinctMatching(column, matching, lead.dir, max), page: { text, values: p.values, valueAt, limitAt }, rows: cursorMode ? q.limit + 1 : q.limit, max };
+    return { distinct: distinctMatching(column, matching, lead.dir, max), page: { text, values: p.values, valueAt, limitAt }, rows: cursorMode ? q.limit + 1 : q.limit };
 }
 
 /**
@@ -218,7 +224,7 @@ function valueByValue(q: LogsQuery, order: readonly SortRule[], from: string, cu
  * the inbox's values. Answers `n`, the values the skip scan read (more than `max`: too many to use),
  * and `vals`, those that match.
  */
-function distinctMatching(column: string, matching: readonly Filter[], dir: SortRule['dir'], max: number): { text: string; values: unknown[] } {
+function distinctMatching(column: string, matching: readonly Filter[], dir: SortRule['dir'], max: number): Distinct {
     // The distinct values as d(v), under the "C" collation as the column is (text fields only: partial filters are on text).
     const value = '(d.v COLLATE "C")';
     const p = new Params();
@@ -229,23 +235,24 @@ function distinctMatching(column: string, matching: readonly Filter[], dir: Sort
         + `t AS (SELECT v FROM s WHERE v IS NOT NULL LIMIT ${max + 1}) `
         + `SELECT (SELECT count(*) FROM t) AS n, ARRAY(SELECT ${value} FROM (SELECT v FROM t UNION SELECT ${column} FROM events_inbox e) d(v) `
         + `WHERE ${tests.join(' AND ')} ORDER BY ${value} ${dir === 'asc' ? 'ASC' : 'DESC'}) AS vals`;
-    return { text, values: p.values };
+    return { text, values: p.values, max };
 }
 
 /**
  * An offset total with a substring filter on a field of few distinct values (userAgent=hookshot):
  * the values that match (distinctMatching), then the events holding one of them counted through the
  * field's sort index alone. A count through the substring itself tests every row (1.1 s for 167,000 of
- * a million; through the index by value, 76 ms). The other filters stay as they are.
+ * a million; through the index by value, 76 ms). The other filters stay as they are. When the page
+ * reads the sort's own field value by value (`byValue`), the count takes that field and its values.
  */
-function countByValue(q: LogsQuery, from: string, max: number): CountByValue | undefined {
+function countByValue(q: LogsQuery, order: readonly SortRule[], from: string, byValue: ByValue | undefined, max: number): CountByValue | undefined {
     const first = q.filters.find((f) => f.kind === 'partial');
     if (first?.kind !== 'partial') return undefined;
-    const matching = q.filters.filter((f) => f.kind === 'partial' && f.field === first.field);
-    const column = SORT_COLUMNS[first.field];
+    const field = byValue ? order[0]!.field : first.field;
+    const matching = q.filters.filter((f) => f.kind === 'partial' && f.field === field);
+    const column = SORT_COLUMNS[field];
     return {
-        values: distinctMatching(column, matching, 'asc', max),
-        max,
+        distinct: byValue?.distinct ?? distinctMatching(column, matching, 'asc', max),
         shape: (vals) => {
             const p = new Params();
             const where = buildWhere(q.filters.filter((f) => !matching.includes(f)), p);
@@ -301,7 +308,9 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
     // statements of that transaction (the count) have no values that would sway a plan either.
     const generic = s.page.name ? ' SET LOCAL plan_cache_mode = force_generic_plan;' : '';
     await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off;${generic} ${timeLimit()}`);
-    const rows = await pageRows(pool, client, s, deadline);
+    // The distinct values the page and the count both read, read once.
+    const seen: SeenValues = new Map();
+    const rows = await pageRows(pool, client, s, deadline, seen);
     let page: LogsPage;
     if (cursorMode) {
         const more = rows.length > q.limit;
@@ -314,7 +323,7 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
         let total = q.offset + rows.length;
         if (!ended) {
             await limitTime();
-            total = await cachedCount(pool, client, await countShape(client, s));
+            total = await cachedCount(pool, client, await countShape(client, s, seen));
         }
         page = { items: rows.map(pgRowToSummary), total };
     }
@@ -333,11 +342,11 @@ async function answer(pool: pg.Pool, client: pg.PoolClient, q: LogsQuery, s: Sta
  * the pool has room, the plan and the in-memory sort race instead (race). A substring filter on the
  * sort's own field is first read one matching value at a time (valueRows).
  */
-async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, deadline: number): Promise<PgPageRow[]> {
+async function pageRows(pool: pg.Pool, client: pg.PoolClient, s: Statements, deadline: number, seen: SeenValues): Promise<PgPageRow[]> {
     const run = async (text: string, values: unknown[]): Promise<PgPageRow[]> => (await client.query<PgPageRow>({ text, values })).rows;
     const planned = async (): Promise<PgPageRow[]> => (await client.query<PgPageRow>(s.page)).rows;
     if (s.byValue) {
-        const rows = await valueRows(client, s.byValue);
+        const rows = await valueRows(client, s.byValue, seen);
         if (rows) return rows;
     }
     const { sorted } = s;
@@ -453,20 +462,33 @@ async function race(pool: pg.Pool, client: pg.PoolClient, planned: () => Promise
     return done.rows!;
 }
 
+/** Matching values already read in a query, by their statement. */
+type SeenValues = Map<Distinct, Promise<string[] | undefined>>;
+
+/** The matching values `d` reads (once per query: `seen`), or undefined when the field has too many values. */
+function matchingValues(client: pg.PoolClient, d: Distinct, seen: SeenValues): Promise<string[] | undefined> {
+    let read = seen.get(d);
+    if (!read) {
+        read = client.query<{ n: string | number; vals: string[] }>({ text: d.text, values: d.values }).then(({ rows: [found] }) =>
+            (!found || Number(found.n) > d.max || found.vals.length > d.max ? undefined : found.vals));
+        seen.set(d, read);
+    }
+    return read;
+}
+
 /** What an offset total counts: by the matching values of a field (countByValue) when it has few enough, else the filters as they are. */
-async function countShape(client: pg.PoolClient, s: Statements): Promise<CountShape> {
+async function countShape(client: pg.PoolClient, s: Statements, seen: SeenValues): Promise<CountShape> {
     if (!s.countByValue) return s.count;
-    const { rows: [found] } = await client.query<{ n: string | number; vals: string[] }>(s.countByValue.values);
-    if (!found || Number(found.n) > s.countByValue.max || found.vals.length > s.countByValue.max) return s.count;
-    return s.countByValue.shape(found.vals);
+    const vals = await matchingValues(client, s.countByValue.distinct, seen);
+    return vals ? s.countByValue.shape(vals) : s.count;
 }
 
 /** The page read one matching value at a time (valueByValue), or undefined when the field has too many values. */
-async function valueRows(client: pg.PoolClient, byValue: ByValue): Promise<PgPageRow[] | undefined> {
-    const { rows: [found] } = await client.query<{ n: string | number; vals: string[] }>(byValue.values);
-    if (!found || Number(found.n) > byValue.max || found.vals.length > byValue.max) return undefined;
+async function valueRows(client: pg.PoolClient, byValue: ByValue, seen: SeenValues): Promise<PgPageRow[] | undefined> {
+    const vals = await matchingValues(client, byValue.distinct, seen);
+    if (!vals) return undefined;
     const rows: PgPageRow[] = [];
-    for (const value of found.vals) {
+    for (const value of vals) {
         const values = [...byValue.page.values];
         values[byValue.page.valueAt] = value;
         values[byValue.page.limitAt] = byValue.rows - rows.length;
