@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { eventually } from '../contract/factory.js';
+import { pgPass } from '../helpers/pg-pass.js';
 import { rawExchange, type RawAnswer } from '../helpers/raw-socket.js';
 import { findEvent, json, startTestService, type TestService } from '../helpers/service.js';
 
@@ -115,5 +117,64 @@ describe('request headers up to 64 KB are captured whole; beyond, a JSON 431', (
     it('refuses 70 KB of trailers with a JSON 431 and stores nothing', async () => {
         const before = await total();
         await assertRefused(await chunked(`X-T: ${'t'.repeat(70 * 1024)}\r\n`), before);
+    });
+});
+
+// PostgreSQL refuses a b-tree entry over 2,704 bytes, and every sort field has one: a URL, user agent
+// or content type that long once stopped the move out of the inbox, for it and every capture after it
+// (src/storage/pg/query-indexes.ts INDEXABLE). SQLite has no such bound; both modes must answer alike.
+describe('captures whose URL, user agent or content type are longer than an index entry holds', () => {
+    let svc: TestService;
+    beforeAll(async () => {
+        svc = await startTestService({ input: { rateLimitPerMinute: 0 } });
+    });
+    afterAll(() => svc.close());
+
+    type Item = { id: string; timestamp: string; requestUrl: string; contentType: string };
+    const list = async (query: string): Promise<Item[]> => (await json<{ items: Item[] }>(await svc.fetch(`/logs?limit=100&${query}`))).items;
+    const send = async (path: string, headers: Record<string, string>): Promise<void> => {
+        const res = await fetch(`${svc.url}/webhook/${svc.webhookId}${path}`, { method: 'POST', headers, body: 'x' });
+        assert.equal(res.status, 200, await res.text());
+    };
+
+    it('are listed, found, sorted and paged like any other, and the captures after them are indexed', async () => {
+        const longUrl = `?pad=${'m'.repeat(30_000)}&tag=long-url`;
+        const longAgent = `LongAgent/${'a'.repeat(20_000)}`;
+        const longType = `text/plain; x=${'c'.repeat(10_000)}`;
+        await send(longUrl, { 'content-type': 'text/plain' });
+        await send('?n=long-agent', { 'content-type': 'text/plain', 'user-agent': longAgent });
+        await send('?n=long-type', { 'content-type': longType });
+        for (let i = 0; i < 20; i++) await send(`?n=${i}`, { 'content-type': i % 2 ? 'text/plain' : 'text/zzz', 'user-agent': `agent/${i}` });
+
+        const all = await list('sort=timestamp:asc');
+        assert.equal(all.length, 23);
+        assert.ok(all[0]!.requestUrl.endsWith(longUrl), 'the 30 KB URL is stored whole');
+        assert.deepEqual((await list('requestUrl=tag%3Dlong-url')).map((i) => i.id), [all[0]!.id]);
+        assert.deepEqual((await list('userAgent=LongAgent')).map((i) => i.id), [all[1]!.id]);
+        assert.deepEqual((await list(`contentType=x%3D${'c'.repeat(50)}`)).map((i) => i.id), [all[2]!.id]);
+
+        // In code point order, then capture order: what SQLite's BINARY and PostgreSQL's "C" both give.
+        const byUrl = [...all].sort((a, b) => (a.requestUrl < b.requestUrl ? -1 : a.requestUrl > b.requestUrl ? 1 : 0)).map((i) => i.id);
+        assert.deepEqual((await list('sort=requestUrl:asc')).map((i) => i.id), byUrl);
+        // Paged by cursor five at a time through a sort on the content type, the 10 KB one carried in a cursor.
+        // Descending: ties in the reverse of capture order too.
+        const byType = [...all].sort((a, b) => (a.contentType < b.contentType ? -1 : a.contentType > b.contentType ? 1 : 0)).map((i) => i.id).reverse();
+        const paged: string[] = [];
+        let next: string | undefined = '/logs?limit=5&cursor=&sort=contentType:desc';
+        while (next) {
+            const page: { items: Item[]; nextPageUrl?: string } = await json(await svc.fetch(next));
+            paged.push(...page.items.map((i) => i.id));
+            next = page.items.length === 5 && page.nextPageUrl ? ((u) => u.pathname + u.search)(new URL(page.nextPageUrl)) : undefined;
+        }
+        assert.deepEqual(paged, byType);
+
+        // PostgreSQL: the three long ones stay in the unindexed inbox (every read covers it), the 20
+        // after them reach the indexed tables. SQLite indexes everything at once.
+        const waiting = pgPass ? 3 : 0;
+        await eventually(async () => {
+            const metrics = await json<{ storage: { unindexed: number; eventsStored: number } }>(await svc.fetch('/system/metrics'));
+            return metrics.storage.unindexed === waiting && metrics.storage.eventsStored === 23 ? true : undefined;
+        }, 10_000, `${waiting} captures left unindexed`);
+        assert.deepEqual((await list('sort=requestUrl:asc')).map((i) => i.id), byUrl, 'the same order once the short ones moved');
     });
 });

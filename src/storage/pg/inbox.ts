@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
 import { LOCKS } from './keys.js';
 import { isConnectionError, prepared, transaction } from './pool.js';
+import { INDEXABLE } from './query-indexes.js';
 
 /**
  * The inbox. A group commit inserts its events and bodies into `events_inbox` and `bodies_inbox`,
@@ -16,6 +17,9 @@ import { isConnectionError, prepared, transaction } from './pool.js';
  * crowd is gone. The trickle never lets the inbox pass INBOX_CAP: there the mover carries at full
  * speed whatever the crowd, so a sustained flood slows to the indexed rate rather than leave
  * queries scanning an ever larger unindexed tail.
+ *
+ * A row with a text longer than an index entry holds (a 3 KB URL: query-indexes.ts INDEXABLE) is
+ * never carried: it stays here, found by every read, and the rows after it go on.
  */
 
 /** Rows carried per statement at full speed, and per TRICKLE_EVERY_MS while commits are crowded. */
@@ -37,13 +41,14 @@ const RETRY_SMALLER_MS = 100;
 // One statement: the oldest rows, within a count and a byte bound, leave the inbox and reach events
 // (their bodies bodies) in the same commit. ON CONFLICT: an id already in events (two imports racing
 // a move) is dropped with its body.
+// Only rows whose texts fit the indexes' entries (INDEXABLE): a longer one stays here for good.
 const MOVE = prepared('whd_inbox_move', `WITH pick AS (SELECT seq, sum(CASE WHEN body_kind = 'offloaded' THEN 0 ELSE size END) OVER (ORDER BY seq) AS upto
-        FROM events_inbox ORDER BY seq LIMIT $1),
+        FROM events_inbox WHERE ${INDEXABLE} ORDER BY seq LIMIT $1),
     m AS (DELETE FROM events_inbox WHERE seq IN (SELECT seq FROM pick WHERE upto <= $2 OR seq = (SELECT min(seq) FROM pick)) RETURNING *),
     b AS (DELETE FROM bodies_inbox WHERE seq IN (SELECT seq FROM m) RETURNING *),
     e AS (INSERT INTO events SELECT * FROM m ON CONFLICT DO NOTHING RETURNING seq),
     x AS (INSERT INTO bodies SELECT * FROM b WHERE seq IN (SELECT seq FROM e))
-    SELECT (SELECT count(*) FROM m) AS n, (SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM events_inbox) AS span`);
+    SELECT (SELECT count(*) FROM m) AS n, (SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM events_inbox WHERE ${INDEXABLE}) AS span`);
 
 /** Carries inbox rows into the indexed tables, one mover at a time over every instance. */
 export class InboxMover {

@@ -51,6 +51,20 @@ const TRIGRAM_INDEXES: [table: string, column: string][] = [
     ['bodies', 'text'],
 ];
 
+/**
+ * Rows every b-tree here can index: PostgreSQL refuses an index entry over 2,704 bytes (a third of
+ * a page), and a stranger sets the URL, user agent and content type (up to the 16 KB of a request's
+ * head), an import sets the id. An entry holds one such text and the id (WALKED, below), with
+ * at most ~60 bytes beside: 2,048 + 256 leaves room. A row past it stays in the inbox
+ * (inbox.ts), which every read also covers, unindexed; storing it in events would fail the move,
+ * and with it every row behind it.
+ */
+export const KEY_BYTES_MAX = 2048;
+export const ID_BYTES_MAX = 256;
+const TEXT_KEYS = ['webhook_id', 'method', 'user_agent', 'request_url', 'content_type', 'request_id', 'signature_provider', 'signature_error'];
+/** A condition over an inbox row (unqualified columns): true when its texts fit the indexes' entries. */
+export const INDEXABLE = [`octet_length(id) <= ${ID_BYTES_MAX}`, ...TEXT_KEYS.map((column) => `coalesce(octet_length(${column}), 0) <= ${KEY_BYTES_MAX}`)].join(' AND ');
+
 /** The indexes a page walks in sort order, but the address's own: name → key columns. Each carries INCLUDED. */
 const WALKED: [name: string, keys: string][] = [
     ['events_q_ts', `ts, id ${C}`],
