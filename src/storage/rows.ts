@@ -75,8 +75,10 @@ export type EventRecord = [
     forward: 0 | 1 | null,
 ];
 
-/** Indexes of the remote IP, the body kind, the body and the forward flag in an EventRecord. */
+/** Indexes of the request URL, the remote IP, the query, the body kind, the body and the forward flag in an EventRecord. */
+export const REQUEST_URL = 8;
 export const REMOTE_IP = 10;
+export const QUERY = 13;
 export const BODY_KIND = 19;
 export const BODY = 22;
 const FORWARD = 23;

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { ipToBytes } from '../../src/lib/ip.js';
 import { encodeEvent } from '../../src/storage/rows.js';
 import { bodyKeys, keyColumns } from '../../src/storage/pg/body-keys.js';
+import { queryInUrl } from '../../src/storage/pg/query-in-url.js';
 import { migrate } from '../../src/storage/pg/schema.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { prepareReader } from '../../src/storage/sqlite/schema.js';
@@ -16,7 +17,7 @@ import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-serve
 export const pgQueryTestsRun = pgTestsCanRun('the PostgreSQL query tests');
 
 const COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type', 'remote_ip',
-    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin', 'body_keys', 'body_sig'];
+    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin', 'body_keys', 'body_sig', 'query_plain'];
 
 /**
  * Inserts events as the SQLite backend encodes them (rows.ts encodeEvent: the same JSON text, the
@@ -32,7 +33,7 @@ export async function insertEvents(pool: pg.Pool, events: readonly NewEvent[]): 
         batch.forEach((e, i) => {
             const r = encodeEvent(e);
             const seq = rows[i]!.seq;
-            eventValues.push(seq, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, 22), ipToBytes(r[10]), ...keyColumns(bodyKeys(r[19], r[22])));
+            eventValues.push(seq, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, 22), ipToBytes(r[10]), ...keyColumns(bodyKeys(r[19], r[22])), queryInUrl(r[8], r[13]));
             const body = r[22];
             if (body) bodyValues.push(seq, e.bodyKind === 'binary' ? null : Buffer.from(body).toString('utf8'), e.bodyKind === 'binary' ? Buffer.from(body) : null);
         });

@@ -209,12 +209,62 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs queries answer exactly as 
         }
     });
 
+    it('a query substring key":"value sorted by URL is tested on the URL in the index entry; rows whose query is not their URL\'s are read and tested', async () => {
+        // Queries as ingest parses them from the URL (plain), and, at a URL sorting last, queries a
+        // script changed: they match "n":"7 while their URL says n=1.
+        const list = differentialEvents(320, 11).map((e, i) => {
+            if (i % 4 === 3) return { ...e, requestUrl: '/webhook/z?n=1', query: { n: `7${i}` } };
+            const n = String((i * 37) % 100);
+            return i % 5 === 0 ? { ...e, requestUrl: `/webhook/q?source=t&n=${n}&flag`, query: { source: 't', n, flag: '' } } : { ...e, requestUrl: `/webhook/q?source=t&n=${n}`, query: { source: 't', n } };
+        });
+        const own = await openTwinStores(list);
+        let onClose = async (): Promise<void> => undefined;
+        try {
+            await own.pool.query('VACUUM events');
+            const plain = (await own.pool.query<{ plain: boolean | null; n: number }>('SELECT query_plain AS plain, count(*)::int AS n FROM events GROUP BY 1 ORDER BY 1')).rows;
+            assert.deepEqual(plain, [{ plain: false, n: 80 }, { plain: true, n: 240 }], 'plain where the query is the URL\'s');
+            const q = parseLogsQuery(new URLSearchParams('query=%22n%22%3A%227&sort=requestUrl:asc&cursor=&limit=5'));
+            assert.deepEqual(await runPgQuery(own.pool, q), runLogsQuery(own.sqlite, q));
+            const all = await walkedPlan(own.pool, q);
+            const walk = all.find((n) => n['Relation Name'] === 'events' && n['Index Name'] === 'events_q_url');
+            assert.equal(walk?.['Node Type'], 'Index Only Scan', JSON.stringify(all.map((n) => [n['Node Type'], n['Index Name']])));
+            assert.equal(walk['Heap Fetches'], 0);
+            assert.match(walk.Filter ?? '', /query_plain/);
+            const passed = walk['Actual Rows'];
+            const tested = passed + (walk['Rows Removed by Filter'] ?? 0);
+            const read = all.filter((n) => n['Relation Name'] === 'events' && n['Index Name'] === 'events_id_key').reduce((sum, n) => sum + n['Actual Loops'], 0);
+            assert.equal(read, passed, 'each row let through is read once by id');
+            assert.ok(passed < tested / 4, `${passed} of ${tested} rows walked let through`);
+            // Rows stored before query_plain existed have none, and are read like the changed ones.
+            await own.pool.query('UPDATE events SET query_plain = NULL WHERE seq % 8 = 0');
+            // Sessions where the planner walks the sort index whenever it can, as over many events.
+            const walking = new pg.Pool({ connectionString: own.pool.options.connectionString, max: 2, options: '-c enable_seqscan=off -c enable_bitmapscan=off -c enable_sort=off' });
+            onClose = () => walking.end();
+            for (const needle of ['"n":"7', 'n":"7"', '"N":"7', '"flag":"', 'n":"', '"source":"t","n":"7', '":"7', '"n":"70"}']) {
+                for (const sort of ['requestUrl:asc', 'requestUrl:desc', 'requestUrl:asc,size:desc']) {
+                    for (const page of ['cursor=&limit=4', 'limit=3&offset=2', 'limit=50']) {
+                        const qs = `query=${encodeURIComponent(needle)}&sort=${sort}&${page}`;
+                        const query = parseLogsQuery(new URLSearchParams(qs));
+                        const expected = runLogsQuery(own.sqlite, query);
+                        assert.deepEqual(await runPgQuery(own.pool, query), expected, qs);
+                        assert.deepEqual(await runPgQuery(walking, query), expected, `${qs} (the index walked)`);
+                    }
+                }
+            }
+            const found = runLogsQuery(own.sqlite, parseLogsQuery(new URLSearchParams('query=%22n%22%3A%227&limit=100'))).total;
+            assert.ok(found! > 80, `the changed queries and the plain n=7x both match: ${found}`);
+        } finally {
+            await onClose();
+            await own.close();
+        }
+    });
+
     it('the start migration rebuilds a sort index an earlier build made without the included columns, and leaves current ones alone', async () => {
         const shape = async (): Promise<Record<string, { oid: number; included: number }>> => Object.fromEntries((await twins.pool.query<{ name: string; oid: number; included: number }>(
             `SELECT c.relname AS name, c.oid::int AS oid, i.indnatts - i.indnkeyatts AS included FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname IN ('events_q_url', 'events_q_ts', 'events_q_ip')`)).rows
             .map((r) => [r.name, { oid: r.oid, included: r.included }]));
         const before = await shape();
-        assert.deepEqual([before.events_q_url?.included, before.events_q_ts?.included, before.events_q_ip?.included], [2, 2, 0], 'the address and the key signature in each, but the address index (its key)');
+        assert.deepEqual([before.events_q_url?.included, before.events_q_ts?.included, before.events_q_ip?.included], [3, 2, 0], 'the address and the key signature in each, but the address index (its key); the URL\'s also query_plain');
         await migrate(twins.pool);
         assert.deepEqual(await shape(), before, 'a second start rebuilds nothing');
         // The index as the previous build made it: its keys only.
@@ -223,7 +273,7 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs queries answer exactly as 
         assert.equal((await shape()).events_q_url!.included, 0);
         await migrate(twins.pool);
         const after = await shape();
-        assert.equal(after.events_q_url!.included, 2, 'rebuilt with the address and the key signature');
+        assert.equal(after.events_q_url!.included, 3, 'rebuilt with the address, the key signature and query_plain');
         assert.deepEqual({ ...after, events_q_url: undefined }, { ...before, events_q_url: undefined }, 'the others untouched');
         const q = parseLogsQuery(new URLSearchParams('remoteIp=10.0.0.0/8&sort=requestUrl:desc&cursor=&limit=9'));
         assert.deepEqual(await runPgQuery(twins.pool, q), runLogsQuery(twins.sqlite, q));

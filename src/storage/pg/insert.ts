@@ -1,11 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import type pg from 'pg';
 import { ipToBytes } from '../../lib/ip.js';
-import { BODY, BODY_KIND, recordForward, REMOTE_IP, type EventRecord } from '../rows.js';
+import { BODY, BODY_KIND, QUERY, recordForward, REMOTE_IP, REQUEST_URL, type EventRecord } from '../rows.js';
 import { binaryArray, type ElementType } from './binary-array.js';
 import { bodyKeys, joinedKeys, keySignature } from './body-keys.js';
 import { EVENTS_CHANNEL, LOCKS } from './keys.js';
 import { prepared } from './pool.js';
+import { queryInUrl } from './query-in-url.js';
 
 /** Takes the events lock (until commit) and `n` consecutive positions; resolves with the first. */
 export async function takePositions(client: pg.PoolClient, n: number): Promise<number> {
@@ -29,10 +30,13 @@ const COLUMNS: [name: string, type: ElementType][] = [
     ['body_keys', 'text'],
     // Their signature (body-keys.ts keySignature), which the sort indexes carry.
     ['body_sig', 'bigint'],
+    // Whether the query JSON is its URL's query string parsed (query-in-url.ts), which the URL's index carries.
+    ['query_plain', 'boolean'],
 ];
 const IP_BIN = BODY;
 const BODY_KEYS = BODY + 1;
 const BODY_SIG = BODY + 2;
+const QUERY_PLAIN = BODY + 3;
 const SIGNATURE_VALID = 16;
 
 /**
@@ -98,6 +102,7 @@ export async function insertEvents(db: pg.Pool | pg.PoolClient, records: readonl
         const keys = bodyKeys(record[BODY_KIND], raw);
         columns[BODY_KEYS]!.push(joinedKeys(keys));
         columns[BODY_SIG]!.push(keySignature(keys));
+        columns[QUERY_PLAIN]!.push(queryInUrl(record[REQUEST_URL], record[QUERY]));
         if (raw) {
             // A textual body's UTF-8 bytes are its text value as they are (the array is binary). PostgreSQL
             // text cannot hold U+0000, and refuses bytes that are not UTF-8: such a body keeps its bytes

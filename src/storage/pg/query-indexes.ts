@@ -19,6 +19,11 @@ const C = 'COLLATE "C"';
  * ~2.7 KB. query/plan.ts (walkInIndex) says which filters this serves.
  */
 const INCLUDED = 'INCLUDE (ip_bin, body_sig)';
+/**
+ * The URL's index also carries whether the query JSON is its URL's query string parsed
+ * (query-in-url.ts), so a query substring sorted by URL is tested on the URL in the index entry.
+ */
+const URL_INCLUDED = 'INCLUDE (ip_bin, body_sig, query_plain)';
 
 /**
  * Sort field columns but the address (events_q_ip, below): one b-tree each, in the total order
@@ -65,20 +70,20 @@ const TEXT_KEYS = ['webhook_id', 'method', 'user_agent', 'request_url', 'content
 /** A condition over an inbox row (unqualified columns): true when its texts fit the indexes' entries. */
 export const INDEXABLE = [`octet_length(id) <= ${ID_BYTES_MAX}`, ...TEXT_KEYS.map((column) => `coalesce(octet_length(${column}), 0) <= ${KEY_BYTES_MAX}`)].join(' AND ');
 
-/** The indexes a page walks in sort order, but the address's own: name → key columns. Each carries INCLUDED. */
-const WALKED: [name: string, keys: string][] = [
-    ['events_q_ts', `ts, id ${C}`],
-    ['events_q_id', `id ${C}`],
-    ...SORT_INDEXES.map(([name, lead]): [string, string] => [`events_q_${name}`, `${lead}, ts, id ${C}`]),
+/** The indexes a page walks in sort order, but the address's own: name → key columns, included columns. */
+const WALKED: [name: string, keys: string, included: string][] = [
+    ['events_q_ts', `ts, id ${C}`, INCLUDED],
+    ['events_q_id', `id ${C}`, INCLUDED],
+    ...SORT_INDEXES.map(([name, lead]): [string, string, string] => [`events_q_${name}`, `${lead}, ts, id ${C}`, name === 'url' ? URL_INCLUDED : INCLUDED]),
 ];
 
-/** Drops `name` when it was built without INCLUDED (an earlier build's), so that it is built again with it. */
-const rebuiltWithIncluded = (name: string): string =>
-    `DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('${name}') AND pg_get_indexdef(indexrelid) NOT LIKE '%${INCLUDED}') THEN DROP INDEX ${name}; END IF; END $$`;
+/** Drops `name` when it was built without `included` (an earlier build's), so that it is built again with it. */
+const rebuiltWithIncluded = (name: string, included: string): string =>
+    `DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('${name}') AND pg_get_indexdef(indexrelid) NOT LIKE '%${included}') THEN DROP INDEX ${name}; END IF; END $$`;
 
 export const QUERY_INDEX_DDL: string[] = [
     'CREATE EXTENSION IF NOT EXISTS pg_trgm',
-    ...WALKED.flatMap(([name, keys]) => [rebuiltWithIncluded(name), `CREATE INDEX IF NOT EXISTS ${name} ON events (${keys}) ${INCLUDED}`]),
+    ...WALKED.flatMap(([name, keys, included]) => [rebuiltWithIncluded(name, included), `CREATE INDEX IF NOT EXISTS ${name} ON events (${keys}) ${included}`]),
     // The address's own (its key): nullable, NULL first ascending and last descending, as SQLite
     // orders (a backward scan gives the latter).
     `CREATE INDEX IF NOT EXISTS events_q_ip ON events (ip_bin NULLS FIRST, ts, id ${C})`,

@@ -49,6 +49,9 @@ const DDL = [
     // Their signature (body-keys.ts keySignature), carried by the sort indexes; NULL (walked) for rows
     // stored before it existed.
     'ALTER TABLE events ADD COLUMN IF NOT EXISTS body_sig bigint',
+    // Whether the query JSON is exactly its URL's query string, parsed (query-in-url.ts), which the
+    // URL's sort index carries; NULL (always read) for rows stored before it existed.
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS query_plain boolean',
     // Sorts and filters have the query engine's indexes (QUERY_INDEX_DDL, under the "C" collation);
     // SQLite's own b-trees would only duplicate them and slow every insert. Point reads use them too
     // (idAtTimestamp: events_q_webhook); the former (webhook_id, ts, id) index under the database's
@@ -62,6 +65,7 @@ const DDL = [
     'CREATE TABLE IF NOT EXISTS events_inbox (LIKE events)',
     'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS body_keys bigint[]',
     'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS body_sig bigint',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS query_plain boolean',
     'CREATE UNIQUE INDEX IF NOT EXISTS events_inbox_seq ON events_inbox (seq)',
     'CREATE UNIQUE INDEX IF NOT EXISTS events_inbox_id ON events_inbox (id)',
     'CREATE TABLE IF NOT EXISTS bodies_inbox (seq bigint PRIMARY KEY, text text, raw bytea)',

@@ -1,4 +1,5 @@
 import type { Filter, SortRule } from '../../query-types.js';
+import { urlPairOf } from '../query-in-url.js';
 
 /** How many matches decide between walking the sort index and sorting the matches: √(reach · events). */
 export const probeCap = (reach: number, events: number): number => Math.max(100, Math.ceil(Math.sqrt(reach * Math.max(1, events))));
@@ -52,15 +53,17 @@ function indexedFields(lead: SortRule['field']): ReadonlySet<string> {
  * is tested in its index entry, ~15 times faster than in the table), the rows then read whole (run.ts).
  * 'exact': the index holds every column the order and the filters read, so it decides, and only the
  * page's rows are read. 'signature': it holds them but for keyed body filters, whose key signature
- * (body-keys.ts keySignature) the index holds instead; the rows it lets through are read and tested,
- * in sort order, until the page is full. Only where the filters may leave the planner walking that
- * index (mayFallBack).
+ * (body-keys.ts keySignature) the index holds instead, and query substrings sorted by URL, tested on
+ * the URL (query-in-url.ts); the rows they let through are read and tested, in sort order, until
+ * the page is full. Only where the filters may leave the planner walking that index (mayFallBack).
  */
 export function walkInIndex(filters: readonly Filter[], order: readonly SortRule[]): 'exact' | 'signature' | undefined {
     const fields = indexedFields(order[0]!.field);
     if (!mayFallBack(filters, order) || !order.every((r) => fields.has(r.field))) return undefined;
     const field = (f: Filter): string | undefined => (f.kind === 'ip' ? 'remoteIp' : f.kind === 'exact' || f.kind === 'range' || f.kind === 'bool' ? f.field : undefined);
-    const signed = (f: Filter): boolean => f.kind === 'keyed' && f.column === 'body';
+    // Tested in the entry by a superset: a keyed body filter's key signature, a query substring's pair in the URL (query-in-url.ts).
+    const signed = (f: Filter): boolean => (f.kind === 'keyed' && f.column === 'body')
+        || (f.kind === 'text' && f.column === 'query' && order[0]!.field === 'requestUrl' && urlPairOf(f.value) !== undefined);
     if (!filters.every((f) => signed(f) || fields.has(field(f) ?? ''))) return undefined;
     return filters.some(signed) ? 'signature' : 'exact';
 }

@@ -1,4 +1,6 @@
+import { containsPattern } from '../../like-needle.js';
 import type { Filter, JsonColumn } from '../../query-types.js';
+import { urlPairOf } from '../query-in-url.js';
 import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import { keyedParts } from './keyed.js';
@@ -19,11 +21,24 @@ export interface WhereParts {
     /** The JSON columns the tests read, as `e.<column>` names. */
     testColumns: string[];
     /**
-     * One condition per filter over what a sort index holds: a keyed body filter's key signature (a
-     * superset of its rows), any other filter itself. Only meaningful when query/plan.ts (walkInIndex)
-     * finds the filters' columns in the sort's index.
+     * One condition per filter over what a sort index holds: a keyed body filter's key signature, a
+     * query substring's pair in the URL (query-in-url.ts; each a superset of its rows), any other
+     * filter itself. Only meaningful when query/plan.ts (walkInIndex) finds the filters' columns in
+     * the sort's index.
      */
     index: string[];
+}
+
+/**
+ * A query substring `<key tail>":"<value head>` over what the URL's index holds: the URL holds
+ * `<key tail>=<value head>`, or the row's query is not its URL's (query-in-url.ts). Undefined for
+ * any other filter.
+ */
+function inUrl(f: Exclude<Filter, { kind: 'keyed' }>): string | undefined {
+    const pair = f.kind === 'text' && f.column === 'query' ? urlPairOf(f.value) : undefined;
+    // A literal, not a bound value: the statements that do not walk the URL's index leave it out,
+    // and a value bound but unused has no type. The pair holds no `$` (query-in-url.ts).
+    return pair === undefined ? undefined : `(e.query_plain IS NOT TRUE OR ${PARTIAL_COLUMNS.requestUrl} ILIKE $p$${containsPattern(pair)}$p$)`;
 }
 
 const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
@@ -33,7 +48,7 @@ export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
     const parts: WhereParts = { events: [], bodies: [], narrow: [], tests: [], testColumns: [], index: [] };
     for (const f of filters) {
         const onBody = f.kind === 'text' && f.column === 'body';
-        const { prefilter, test, signature } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined, signature: undefined };
+        const { prefilter, test, signature } = f.kind === 'keyed' ? keyedParts(f.column, f.path, f.value, p) : { prefilter: [condition(f, p)], test: undefined, signature: inUrl(f) };
         const whole = [...prefilter, ...(test === undefined ? [] : [test])].join(' AND ');
         (onBody ? parts.bodies : parts.events).push(whole);
         parts.index.push(signature ?? whole);
