@@ -51,6 +51,10 @@ COPY --from=builder --chown=myuser:myuser /usr/src/app/public ./public
 COPY --from=builder --chown=myuser:myuser /usr/src/app/scripts ./scripts
 
 ENV NODE_ENV=production
+# A container is reached through its published port, never on its own loopback: listen on every
+# interface, IPv6 and IPv4, as Node listens by default (without LISTEN_HOST, a service with no authKey
+# would listen on 127.0.0.1 only).
+ENV LISTEN_HOST=::
 # The base image sets a heap far larger than any run's memory; the start command below sets one
 # that fits ACTOR_MEMORY_MBYTES (scripts/heap-options.sh). Clearing it also drops the base image's
 # --max-http-header-size=80000: the service sets its own header limit (64 KB) on its HTTP server,

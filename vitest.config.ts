@@ -1,16 +1,51 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { ALONE, BROWSER, LONG, PG_BACKEND, UNIT } from './test/layout.js';
 
-// Tests speak real HTTP to real servers and spawn real processes; they run one file at a time on
-// CI's 2 cores so timing-sensitive durability tests are not starved. isolated-vm needs
-// --no-node-snapshot in every worker.
+// The default pass (SQLite mode), in projects (test/layout.ts says which file goes where, and why):
+// unit files in threads; integration, browser and PostgreSQL backend files in parallel forks, each
+// test on its own service (port 0, its own storage); then the ALONE files, one at a time, with
+// nothing beside them. Most of a test's time is waiting on sockets, processes and disks, so one fork
+// more than there are cores keeps both busy. isolated-vm needs --no-node-snapshot in every process.
+const forks = availableParallelism() + 1;
+const exclude = (...lists: string[][]): string[] => [...configDefaults.exclude, ...lists.flat()];
+/** The run's one PostgreSQL server, for the projects with files that use PostgreSQL. */
+const PG_SETUP = 'test/helpers/pg-global-setup.ts';
+
+/** Vitest's order (the longest of the last run first, when it knows them), with the LONG files first of all. */
+class LongFirst extends BaseSequencer {
+    override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+        const rank = (f: TestSpecification): number => {
+            const at = LONG.findIndex((path) => f.moduleId.endsWith(`/${path}`));
+            return at < 0 ? LONG.length : at;
+        };
+        const sorted = await super.sort(files);
+        return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    }
+}
+
 export default defineConfig({
     test: {
-        include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+        // No include here: a project that extends this config would add its own to it.
         pool: 'forks',
-        poolOptions: { forks: { execArgv: ['--no-node-snapshot'], singleFork: false } },
-        fileParallelism: false,
+        poolOptions: {
+            forks: { execArgv: ['--no-node-snapshot'], maxForks: forks, minForks: 1 },
+            threads: { maxThreads: availableParallelism(), minThreads: 1 },
+        },
+        sequence: { sequencer: LongFirst },
         testTimeout: 60_000,
         hookTimeout: 60_000,
         reporters: ['default'],
+        projects: [
+            { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads' } },
+            { extends: true, test: { name: 'integration', exclude: exclude(UNIT, BROWSER, PG_BACKEND, ALONE), include: ['test/**/*.test.ts'] } },
+            { extends: true, test: { name: 'browser', include: BROWSER } },
+            { extends: true, test: { name: 'pg', include: PG_BACKEND, exclude: exclude(ALONE), globalSetup: [PG_SETUP] } },
+            {
+                extends: true,
+                test: { name: 'alone', include: ALONE, exclude: exclude(UNIT), globalSetup: [PG_SETUP], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } },
+            },
+        ],
     },
 });

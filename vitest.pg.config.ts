@@ -1,9 +1,11 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 import { PG_BIN, pgAvailable } from './test/helpers/pg-server.js';
+import { ALONE } from './test/layout.js';
 
 // The PostgreSQL pass: the integration-style suites again, each service on a fresh database of one
-// throwaway PostgreSQL server (test/helpers/pg-pass.ts, pg-global-setup.ts) through DATABASE_URL.
+// throwaway PostgreSQL server (test/helpers/pg-pass.ts, pg-global-setup.ts) through DATABASE_URL,
+// in parallel forks as in the default pass, then the ALONE files one at a time (test/layout.ts).
 // Left out, and why:
 const EXCLUDED = [
     // Pure units, the platform simulator and the Docker image, Chromium, the 512 MB containers:
@@ -39,13 +41,25 @@ if (!available) {
 }
 process.env.TEST_PG = '1';
 
+const { projects: _defaultPass, ...shared } = base.test ?? {};
+const pass = { env: { TEST_PG: '1' }, globalSetup: ['test/helpers/pg-global-setup.ts'] };
+
 export default defineConfig({
     test: {
-        ...base.test,
-        include: available ? ['test/**/*.test.ts'] : [],
-        exclude: [...configDefaults.exclude, ...EXCLUDED],
+        ...shared,
+        // Without PostgreSQL there is no project and nothing to run (a project would add its own include to this).
+        include: [],
         passWithNoTests: !available,
-        globalSetup: available ? ['test/helpers/pg-global-setup.ts'] : [],
-        env: { TEST_PG: '1' },
+        ...(available
+            ? {
+                  projects: [
+                      { extends: true, test: { ...pass, name: 'pg-pass', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...EXCLUDED, ...ALONE] } },
+                      {
+                          extends: true,
+                          test: { ...pass, name: 'pg-pass-alone', include: ALONE, exclude: [...configDefaults.exclude, ...EXCLUDED], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } },
+                      },
+                  ],
+              }
+            : {}),
     },
 });

@@ -2,8 +2,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express from 'express';
 import type { AppDeps } from './routes/deps.js';
 import { AppError } from './errors.js';
+import { ClientLimit } from './http/client-limit.js';
 import { clientIp } from './http/client-ip.js';
 import { bindContext, splitUrl, type RequestContext } from './http/context.js';
+import { createHostCheck } from './http/host-check.js';
 import { createGuards, errorMiddleware, notFound } from './http/middleware.js';
 import { sendError } from './http/respond.js';
 import { createIngestHandler } from './ingest/handler.js';
@@ -22,13 +24,24 @@ import { webhookRoutes } from './routes/webhooks.js';
 const PLATFORM_PROBE = 'x-apify-container-server-readiness-probe';
 const WEBHOOK_PREFIX = '/webhook/';
 
-/** The Express app of the management API: route families, then 404, then the one error mapping. */
-export function createManagementApp(deps: AppDeps): express.Express {
+/** The per-client limit (rateLimitPerMinute per 60 s) that management and ingest share. */
+export function createClientLimit(deps: AppDeps): ClientLimit {
+    return new ClientLimit(deps.config.input.rateLimitPerMinute, deps.clock);
+}
+
+/**
+ * The Express app of the management API: the Host check, route families, then 404, then the one
+ * error mapping. `limit` is the per-client limit it shares with ingest.
+ */
+export function createManagementApp(deps: AppDeps, limit = createClientLimit(deps)): express.Express {
     const app = express();
     app.disable('x-powered-by');
     app.set('etag', false);
     app.set('case sensitive routing', true);
-    const guards = createGuards({ rateLimitPerMinute: deps.config.input.rateLimitPerMinute, authKey: deps.config.input.authKey, clock: deps.clock });
+    const { env, input } = deps.config;
+    // Without a key, only a laptop's own names reach the API (the platform's proxy decides names there).
+    if (!env.onPlatform && !input.authKey) app.use(createHostCheck(env.publicBaseUrl));
+    const guards = createGuards({ limit, authKey: input.authKey, publicBaseUrl: env.publicBaseUrl });
     app.use(dashboardRoutes(guards));
     app.use(infoRoutes(deps, guards));
     app.use(logsRoutes(deps, guards));
@@ -49,8 +62,9 @@ export function createManagementApp(deps: AppDeps): express.Express {
  * cut ingest throughput by more than half); every other path goes to the Express app.
  */
 export function createApp(deps: AppDeps): RequestListener {
-    const ingest = createIngestHandler(deps, buildSteps(deps));
-    const management = createManagementApp(deps);
+    const limit = createClientLimit(deps);
+    const ingest = createIngestHandler(deps, buildSteps(deps, limit));
+    const management = createManagementApp(deps, limit);
     return (req: IncomingMessage, res: ServerResponse) => {
         const requestId = deps.ids.requestId();
         // While shutting down, no connection is kept alive past its current answer.

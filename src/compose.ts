@@ -11,6 +11,7 @@ import { guardServer, HTTP_SERVER_OPTIONS } from './http/server-edges.js';
 import { createForwarder } from './ingest/steps/forward.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
+import { parseIp } from './lib/ip.js';
 import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
@@ -60,8 +61,10 @@ export interface StartOptions {
 export interface Service {
     server: Server;
     deps: AppDeps;
-    /** Base URL the server listens on (loopback). */
+    /** Base URL the server listens on (loopback unless LISTEN_HOST names one address). */
     url: string;
+    /** The address it listens on: `127.0.0.1` by default on a laptop without a key, `::` or `0.0.0.0` for every interface. */
+    host: string;
     /**
      * Graceful stop: stop accepting, finish in-flight requests (up to `drainMs`), let forwards finish
      * (up to `forwardMs`; the rest stay in the backlog for the next start), flush the outbox, close storage.
@@ -147,13 +150,19 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const { headersMs, requestMs, checkIntervalMs } = config.timeouts;
     const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs, ...HTTP_SERVER_OPTIONS }, createApp(deps));
     guardServer(server, deps.ids);
+    const listenHost = chooseListenHost(env.listenHost, env.onPlatform, Boolean(config.input.authKey));
     await new Promise<void>((resolveListen, reject) => {
         server.once('error', reject);
-        server.listen(options.port ?? env.port, () => resolveListen());
+        const port = options.port ?? env.port;
+        if (listenHost === undefined) server.listen(port, () => resolveListen());
+        else server.listen(port, listenHost, () => resolveListen());
     });
     readiness.accepting = true;
-    const port = (server.address() as AddressInfo).port;
+    const { port, address: host } = server.address() as AddressInfo;
     listeningPort = port;
+    if (!env.onPlatform && !config.input.authKey && !isLoopback(host)) {
+        log.warn(`Listening on ${host} without an authKey: anyone who can reach this address can read, change and delete every capture. Set an authKey, or unset LISTEN_HOST to listen on 127.0.0.1 only.`);
+    }
 
     let stopping: Promise<void> | undefined;
     const stop = (opts: { drainMs?: number; forwardMs?: number } = {}): Promise<void> => {
@@ -183,5 +192,26 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         })();
         return stopping;
     };
-    return { server, deps, url: `http://127.0.0.1:${port}`, stop, hurryExport: () => exporter.hurry() };
+    return { server, deps, url: `http://${connectHost(host)}:${port}`, host, stop, hurryExport: () => exporter.hurry() };
+}
+
+/**
+ * Where to listen: LISTEN_HOST when set; else every interface on the platform (its proxy is the
+ * only way in) and with an authKey (the key guards the door); else, on a laptop without a key,
+ * 127.0.0.1 only, as a tunnel's local inspector does: nothing else on the network reaches it.
+ * Undefined means every interface (Node's default, dual-stack where IPv6 exists, IPv4 where it does
+ * not); `LISTEN_HOST=::` asks for exactly that, so the image keeps the platform's old dual-stack listen.
+ */
+function chooseListenHost(listenHost: string | undefined, onPlatform: boolean, hasKey: boolean): string | undefined {
+    if (listenHost === '::') return undefined;
+    if (listenHost !== undefined) return listenHost;
+    return onPlatform || hasKey ? undefined : '127.0.0.1';
+}
+
+const isLoopback = (address: string): boolean => parseIp(address)?.range() === 'loopback';
+
+/** The address a local client connects to: loopback for a wildcard, else the address itself. */
+function connectHost(address: string): string {
+    if (address === '::' || address === '0.0.0.0') return '127.0.0.1';
+    return address.includes(':') ? `[${address}]` : address;
 }

@@ -46,6 +46,24 @@ export class BadRequestError extends AppError {
     }
 }
 
+/** The most problems a 400 lists in `details`; `moreDetails` says how many more there were. */
+export const MAX_DETAILS = 20;
+/** The longest `path` or `message` of a listed problem, in characters (a field name may be megabytes). */
+const DETAIL_CHARS = 256;
+
+const clip = (text: string): string => (text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS - 1)}…` : text);
+
+/**
+ * A 400 listing problems: at most MAX_DETAILS of `details`, each clipped, and `moreDetails`, how
+ * many of `total` (by default all of `details`) were left out. Every 400 with `details` is built here.
+ */
+export function validationError(message: string, details: readonly ErrorDetail[], total = details.length): BadRequestError {
+    const shown = details.slice(0, MAX_DETAILS).map((d) => ({ path: clip(d.path), message: clip(d.message) }));
+    const extra: Record<string, unknown> = { details: shown };
+    if (total > shown.length) extra.moreDetails = total - shown.length;
+    return new BadRequestError(message, extra);
+}
+
 /**
  * The shared database cannot be reached (PostgreSQL mode): nothing was stored, the sender should
  * retry. Storage throws it; every route answers 503 with Retry-After.

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
     }
     const base = service.deps.baseUrl();
     const key = service.deps.config.input.authKey ? '?key=<authKey>' : '';
-    log.info(`Webhook Debugger ${service.deps.version} listening on port ${new URL(service.url).port}`);
+    // Loopback only (the default on a laptop without a key) says how to widen it.
+    const reach = service.host.startsWith('127.') ? ' (this machine only; LISTEN_HOST widens it)' : '';
+    log.info(`Webhook Debugger ${service.deps.version} listening on port ${new URL(service.url).port} at ${service.host}${reach}`);
     for (const w of service.deps.webhooks.active()) log.info(`Webhook URL: ${base}/webhook/${w.id}  (expires ${w.expiresAt})`);
     log.info(`Dashboard: ${base}/${key}`);
 

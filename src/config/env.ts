@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseAllowlistEntry } from '../lib/cidr.js';
 import { ConfigError } from '../errors.js';
 
@@ -8,6 +9,11 @@ import { ConfigError } from '../errors.js';
 export interface EnvConfig {
     /** Listening port. */
     port: number;
+    /**
+     * Address to listen on (LISTEN_HOST). Unset: the platform and a service with an authKey listen
+     * on every interface; a laptop without a key on 127.0.0.1 only (see compose.ts).
+     */
+    listenHost: string | undefined;
     /** Root of the embedded local storage. */
     storageDir: string;
     /** Public base URL for detailUrl, nextPageUrl and /info endpoints; unset means http://localhost:<listening port>. */
@@ -64,6 +70,8 @@ export function readEnv(env: Env = process.env): EnvConfig {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`ACTOR_WEB_SERVER_PORT: not a port number`);
     if (env.INGEST_RATE_LIMIT_PER_MINUTE && !(Number(env.INGEST_RATE_LIMIT_PER_MINUTE) >= 0)) throw new ConfigError('INGEST_RATE_LIMIT_PER_MINUTE: must be a number, 0 for no limit');
     if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0) throw new ConfigError('TRUST_PROXY: must be a whole number of hops');
+    const listenHost = first(env, ['LISTEN_HOST'])?.trim();
+    if (listenHost !== undefined && isIP(listenHost) === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(listenHost)) throw new ConfigError('LISTEN_HOST: must be an IP address (0.0.0.0 for every interface) or a host name');
     const storageSync = (env.STORAGE_SYNC || 'normal').toLowerCase();
     if (storageSync !== 'full' && storageSync !== 'normal') throw new ConfigError('STORAGE_SYNC: must be full or normal');
     const publicBaseUrl = first(env, ['ACTOR_STANDBY_URL', 'ACTOR_WEB_SERVER_URL'])?.replace(/\/+$/, '');
@@ -81,6 +89,7 @@ export function readEnv(env: Env = process.env): EnvConfig {
     if (badCidr !== undefined) throw new ConfigError(`SSRF_ALLOWLIST: "${badCidr}" is not an IP address or CIDR block`);
     return {
         port,
+        listenHost,
         storageDir: first(env, ['CRAWLEE_STORAGE_DIR', 'APIFY_LOCAL_STORAGE_DIR']) ?? './storage',
         publicBaseUrl,
         trustProxyHops,

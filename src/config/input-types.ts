@@ -13,6 +13,8 @@ export interface SignatureConfig {
 export interface InputConfig {
     urlCount: number;
     retentionHours: number;
+    /** Active webhooks at most; POST /webhooks past it is refused (409). */
+    maxWebhooks: number;
     authKey?: string;
     allowedIps: string[];
     rateLimitPerMinute: number;

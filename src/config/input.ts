@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError } from '../errors.js';
+import { answerHeaderDetails } from '../lib/answer-headers.js';
 import { IpMatcher } from '../lib/ip.js';
 import type { InputConfig } from './input-types.js';
 import { checkPipelineInput, normalizePipelineInput } from './pipeline.js';
@@ -60,6 +61,8 @@ export function parseInput(raw: unknown): Readonly<InputConfig> {
             throw new ConfigError(`Invalid input field "defaultResponseHeaders.${name}": not a valid HTTP header`);
         }
     }
+    const [refused] = answerHeaderDetails(config.defaultResponseHeaders, 'defaultResponseHeaders');
+    if (refused) throw new ConfigError(`Invalid input field "${refused.path}": ${refused.message}`);
     checkPipelineInput(config);
     return Object.freeze(config);
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { INERT_CSP } from '../lib/answer-headers.js';
 
 /** The largest request line plus header block (and, separately, trailer block) the server reads. */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -26,7 +27,10 @@ const PARSE_PROBLEMS: Readonly<Record<string, string>> = {
 export function writeRawError(socket: Duplex, status: number, message: string, extra: Record<string, unknown> = {}): void {
     const reason = STATUS_CODES[status] ?? 'Error';
     const body = JSON.stringify({ status, error: reason, message, ...extra });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Security-Policy: ${INERT_CSP}\r\nX-Content-Type-Options: nosniff\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
 }
 
 /** Answers a request Node could not parse with a JSON error instead of a silent close. */

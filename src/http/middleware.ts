@@ -1,12 +1,13 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors.js';
-import type { Clock } from '../lib/clock.js';
-import { clientRateKey } from '../lib/ip.js';
 import type { Logger } from '../lib/log.js';
 import { createAuthCheck } from './auth.js';
+import { clientLimitError, type ClientLimit } from './client-limit.js';
 import { ctxOf } from './context.js';
-import { RateLimiter, setRateHeaders } from './rate-limit.js';
+import { requireJsonBody } from './json-only.js';
+import { setRateHeaders } from './rate-limit.js';
 import { sendError } from './respond.js';
+import { createSameOriginCheck } from './same-origin.js';
 
 /**
  * Options of every route family's Router: paths match in their exact letter case and without a
@@ -17,24 +18,22 @@ export const ROUTER_OPTIONS = { caseSensitive: true, strict: true } as const;
 
 /** The middleware chains a route family puts in front of its handlers. */
 export interface RouteGuards {
-    /** Per-IP rate limit, then the authKey check: every protected route. */
+    /** Per-IP rate limit, the authKey check, then same-origin writes and JSON bodies: every protected route. */
     guarded: RequestHandler[];
-    /** Per-IP rate limit only: the probes. */
+    /** Per-IP rate limit, same-origin writes and JSON bodies: the probes. */
     limited: RequestHandler[];
+    /** Ends every route's chain: 405 for a method the route does not register (see createNotAllowed). */
+    notAllowed: RequestHandler;
 }
 
-/** The per-client-IP limit of management and probe routes, built once. */
-export function createRateLimit(limit: number, clock: Clock): RequestHandler {
-    const limiter = new RateLimiter(limit, 60_000, clock);
+/** The per-client-IP limit of management and probe routes: counts every request that reaches it. */
+export function createRateLimit(limit: ClientLimit): RequestHandler {
     return (_req, res, next) => {
         const ctx = ctxOf(res);
         res.setHeader('X-Request-Id', ctx.requestId);
-        // IPv6 clients count by their /64 (see clientRateKey).
-        const decision = limiter.hit(clientRateKey(ctx.clientIp));
-        if (limiter.enabled) setRateHeaders(res, decision);
-        if (!decision.allowed) {
-            throw new AppError(429, `Max ${decision.limit} requests per 60s`, {}, { 'Retry-After': String(decision.retryAfter) });
-        }
+        const decision = limit.hit(ctx.clientIp);
+        if (limit.enabled) setRateHeaders(res, decision);
+        if (!decision.allowed) throw clientLimitError(decision);
         next();
     };
 }
@@ -53,10 +52,19 @@ export function createAuth(authKey: string | undefined): RequestHandler {
     return handler;
 }
 
-/** Both chains, sharing one limiter so a client's count covers every route. */
-export function createGuards(options: { rateLimitPerMinute: number; authKey: string | undefined; clock: Clock }): RouteGuards {
-    const limit = createRateLimit(options.rateLimitPerMinute, options.clock);
-    return { guarded: [limit, createAuth(options.authKey)], limited: [limit] };
+/**
+ * Every chain, sharing one limiter (the one ingest's refusals count against too), so a client's
+ * count covers every route. The limit comes first: a client over it learns nothing about its key.
+ * Origin and media type come after the key, so they tell a stranger nothing a 401 does not.
+ */
+export function createGuards(options: { limit: ClientLimit; authKey: string | undefined; publicBaseUrl: string | undefined }): RouteGuards {
+    const limit = createRateLimit(options.limit);
+    const sameOrigin = createSameOriginCheck(options.publicBaseUrl);
+    return {
+        guarded: [limit, createAuth(options.authKey), sameOrigin, requireJsonBody],
+        limited: [limit, sameOrigin, requireJsonBody],
+        notAllowed: createNotAllowed(limit),
+    };
 }
 
 interface RouteShape {
@@ -65,19 +73,24 @@ interface RouteShape {
 }
 
 /**
- * Ends a route's chain: any method the route does not register gets 405 with an `Allow` header. On a
- * protected route the key is checked first (401), so a 405 never tells a stranger the route exists.
+ * Builds the end of a route's chain: any method the route does not register gets 405 with an `Allow`
+ * header. The request counts against the client's limit first (429 past it), on every route, so
+ * probing methods costs like guessing keys; on a protected route the key is checked next (401), so a
+ * 405 never tells a stranger the route exists.
  */
-export const methodNotAllowed: RequestHandler = (req, res) => {
-    const route = req.route as RouteShape | undefined;
-    const auth = route?.stack?.find((layer) => authHandlers.has(layer.handle as RequestHandler));
-    // The check throws 401 without the key; with it, it calls back and the 405 follows.
-    if (auth) (auth.handle as RequestHandler)(req, res, () => undefined);
-    const allowed = Object.keys(route?.methods ?? {})
-        .filter((m) => m !== '_all')
-        .map((m) => m.toUpperCase());
-    throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOf(res).pathname}`, { allowed }, { Allow: allowed.join(', ') });
-};
+function createNotAllowed(limit: RequestHandler): RequestHandler {
+    return (req, res) => {
+        // Both throw to refuse (429, 401); otherwise they call back and the 405 follows.
+        limit(req, res, () => undefined);
+        const route = req.route as RouteShape | undefined;
+        const auth = route?.stack?.find((layer) => authHandlers.has(layer.handle as RequestHandler));
+        if (auth) (auth.handle as RequestHandler)(req, res, () => undefined);
+        const allowed = Object.keys(route?.methods ?? {})
+            .filter((m) => m !== '_all')
+            .map((m) => m.toUpperCase());
+        throw new AppError(405, `Method ${req.method} is not allowed on ${ctxOf(res).pathname}`, { allowed }, { Allow: allowed.join(', ') });
+    };
+}
 
 /** The app's last handler: no route matched. */
 export const notFound: RequestHandler = (req, res) => {

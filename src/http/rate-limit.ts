@@ -42,18 +42,18 @@ export class RateLimiter {
 
     /** Counts one request for `key`. */
     hit(key: string): RateDecision {
-        const now = this.clock.now();
-        if (now - this.windowStart >= this.windowMs) {
-            // A new window: drop every old counter at once.
-            this.windowStart = now;
-            this.counts = new Map();
-            this.overflow = 0;
-        }
-        const resetMs = this.windowStart + this.windowMs;
-        const timing = { reset: Math.ceil(resetMs / 1000), retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)) };
+        const timing = this.roll();
         if (this.limit <= 0) return { allowed: true, limit: this.limit, remaining: 0, ...timing };
         const used = this.count(key);
         return { allowed: used <= this.limit, limit: this.limit, remaining: Math.max(0, this.limit - used), ...timing };
+    }
+
+    /** Whether one more request for `key` would be allowed, without counting it. */
+    peek(key: string): RateDecision {
+        const timing = this.roll();
+        if (this.limit <= 0) return { allowed: true, limit: this.limit, remaining: 0, ...timing };
+        const used = this.counts.get(key) ?? (this.counts.size < this.maxKeys ? 0 : this.overflow);
+        return { allowed: used < this.limit, limit: this.limit, remaining: Math.max(0, this.limit - used), ...timing };
     }
 
     /** Whether the limiter counts at all. */
@@ -64,6 +64,19 @@ export class RateLimiter {
     /** Keys tracked in the current window (at most maxKeys). */
     get trackedKeys(): number {
         return this.counts.size;
+    }
+
+    /** Starts a new window when the current one has ended; the timing of the current one. */
+    private roll(): { reset: number; retryAfter: number } {
+        const now = this.clock.now();
+        if (now - this.windowStart >= this.windowMs) {
+            // A new window: drop every old counter at once.
+            this.windowStart = now;
+            this.counts = new Map();
+            this.overflow = 0;
+        }
+        const resetMs = this.windowStart + this.windowMs;
+        return { reset: Math.ceil(resetMs / 1000), retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)) };
     }
 
     private count(key: string): number {

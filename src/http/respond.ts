@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
+import { INERT_HEADERS } from '../lib/answer-headers.js';
 
 /** Writes a JSON answer. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -22,12 +23,15 @@ export function errorBody(error: unknown, requestId: string): { status: number; 
     };
 }
 
-/** The one mapping from a thrown error to an HTTP answer. */
+/**
+ * The one mapping from a thrown error to an HTTP answer. It carries the inert headers: ingest's
+ * refusals (404, 401, 403, 429) are answers on `/webhook/*`, and on other routes they cost nothing.
+ */
 export function sendError(res: ServerResponse, error: unknown, requestId: string): void {
     if (res.headersSent) {
         res.destroy();
         return;
     }
     const { status, body, headers } = errorBody(error, requestId);
-    sendJson(res, status, body, { ...headers, 'X-Request-Id': requestId });
+    sendJson(res, status, body, { ...headers, 'X-Request-Id': requestId, ...INERT_HEADERS });
 }

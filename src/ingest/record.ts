@@ -22,17 +22,51 @@ export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boo
     return { headers: out, altered };
 }
 
-/** The query string as JSON; a repeated key becomes an array. Credential parameters are masked. */
-export function storedQuery(search: URLSearchParams, rule: CredentialRule): Record<string, string | string[]> {
+/**
+ * The query string as JSON; a repeated key becomes an array. Credential parameters are masked.
+ * `raw`, the query string as sent, lets a parameter whose raw bytes hold our key be masked too (its
+ * pieces are paired with `search`'s entries: both split on `&` and skip empty pieces).
+ */
+export function storedQuery(search: URLSearchParams, rule: CredentialRule, raw?: string): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-    for (const [rawName, value] of search) {
-        const masked = rule.param(rawName, value);
-        const name = masked && rule.nameIsSecret(rawName) ? REDACTED : rawName;
+    const pieces = raw !== undefined && rule.holdsKey(raw) ? rawPairs(raw) : undefined;
+    let i = 0;
+    for (const [decodedName, value] of search) {
+        const [rawName, rawValue] = pieces?.[i++] ?? [decodedName, value];
+        const masked = rule.param(decodedName, value, rawName, rawValue);
+        const name = masked && rule.nameIsSecret(decodedName, rawName) ? REDACTED : decodedName;
         const v = masked ? REDACTED : value;
         const prev = out[name];
         out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     return { ...out };
+}
+
+/** The query's non-empty pieces as sent, each split at its first `=`. */
+function rawPairs(query: string): [string, string][] {
+    return query.split('&').filter((piece) => piece !== '').map((piece) => {
+        const eq = piece.indexOf('=');
+        return eq < 0 ? [piece, ''] : [piece.slice(0, eq), piece.slice(eq + 1)];
+    });
+}
+
+/** What follows the first `?` of a request target, as URLSearchParams reads it (one leading `?` of it dropped). */
+function rawQueryOf(url: string | undefined): string {
+    const at = url?.indexOf('?') ?? -1;
+    if (at < 0) return '';
+    return url![at + 1] === '?' ? url!.slice(at + 2) : url!.slice(at + 1);
+}
+
+/**
+ * The answer's headers as stored: one that carries our key (a CORS preflight echoes the
+ * Access-Control-Request-* headers it was sent) is masked like a request header.
+ */
+function storedAnswerHeaders(headers: Record<string, string>, rule: CredentialRule): Record<string, string> {
+    let out: Record<string, string> | undefined;
+    for (const name in headers) {
+        if (rule.header(name, headers[name]!, false)) (out ??= { ...headers })[name] = REDACTED;
+    }
+    return out ?? headers;
 }
 
 const rules = new WeakMap<object, CredentialRule>();
@@ -59,7 +93,7 @@ export function storedRequest(ctx: IngestContext): StoredRequest {
         remoteIp: ctx.clientIp,
         userAgent: String(headers['user-agent'] ?? ''),
         headers,
-        query: storedQuery(ctx.search, rule),
+        query: storedQuery(ctx.search, rule, rawQueryOf(req.url)),
         headersAltered: altered,
     });
 }
@@ -87,7 +121,7 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
         headers: scripted?.headers ?? request.headers,
         query: scripted?.query ?? request.query,
         bodyKind: ctx.body.kind,
-        responseHeaders: response.headers,
+        responseHeaders: storedAnswerHeaders(response.headers, credentialRuleOf(input)),
         responseBody: response.body,
     };
     if (ctx.body.raw && ctx.body.kind !== 'empty') event.bodyRaw = ctx.body.raw;

@@ -53,10 +53,15 @@ function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
     return headers;
 }
 
-/** The answer for a request stopped at step 5 or later: the error JSON, stored with the event. */
+/**
+ * The answer for a request stopped at step 5 or later: the error JSON, stored with the event. The
+ * error's headers (Retry-After, Connection: close) join `extraHeaders`, the service's own, because
+ * the merge drops a framing header only when it comes from configuration.
+ */
 export function errorResponse(ctx: IngestContext, error: unknown): PreparedResponse {
     const { status, body, headers } = errorBody(error, ctx.requestId);
-    return { status, headers, body };
+    ctx.extraHeaders = { ...ctx.extraHeaders, ...headers };
+    return { status, headers: {}, body };
 }
 
 // The run's defaults with one webhook answer's fields over them, worked out once per answer.
@@ -86,6 +91,9 @@ export function webhookResponse(input: Readonly<InputConfig>, pick: AnswerPick, 
     const response = pick.failed
         ? defaultResponse({ ...effective, defaultResponseBody: BUILTIN_BODY }, override ?? pick.failureStatusCode, webhookId)
         : defaultResponse(effective, override ?? effective.defaultResponseCode, webhookId);
-    if (pick.retryAfterSeconds !== undefined && (response.status === 429 || response.status === 503)) response.headers['Retry-After'] = String(pick.retryAfterSeconds);
+    // A Retry-After among the answer's own headers is the user's word and stays the only one.
+    if (pick.retryAfterSeconds !== undefined && (response.status === 429 || response.status === 503) && !hasHeader(response.headers, 'retry-after')) {
+        response.headers['Retry-After'] = String(pick.retryAfterSeconds);
+    }
     return response;
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http
 import type { ScriptInput } from '../sandbox/runner.js';
 import { jsonBody, type IngestContext } from './context.js';
 import { storedRequest } from './record.js';
+import { answerHeaderProblem } from '../lib/answer-headers.js';
 import { headerValue, setHeader } from '../lib/headers.js';
 
 /** `HTTP_STATUS`: UPPER_SNAKE reason phrases to codes, e.g. `HTTP_STATUS.ACCEPTED === 202`. */
@@ -66,6 +67,11 @@ export function applyAnswer(ctx: IngestContext, before: Record<string, unknown>,
         if (isObject(after.responseHeaders)) {
             headers = {};
             for (const [name, value] of Object.entries(after.responseHeaders)) {
+                const refused = answerHeaderProblem(name);
+                if (refused !== undefined) {
+                    problems.push(`event.responseHeaders.${name} ${refused}; dropped`);
+                    continue;
+                }
                 try {
                     validateHeaderName(name);
                     validateHeaderValue(name, String(value));

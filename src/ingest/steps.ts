@@ -1,6 +1,8 @@
 import type { IngestDeps, Step } from './context.js';
+import type { ClientLimit } from '../http/client-limit.js';
 import { createAuthenticate } from './steps/authenticate.js';
 import { createCheckIp } from './steps/check-ip.js';
+import { countRefusals, createClientGate } from './steps/client-limit.js';
 import { findWebhook } from './steps/find-webhook.js';
 import { createParseJson } from './steps/parse-json.js';
 import { createIngestRateLimit } from './steps/rate-limit.js';
@@ -18,14 +20,16 @@ import { BytePool } from '../memory/byte-pool.js';
 /**
  * The ingest pipeline in SPEC.md's order. Steps 1–4 refuse without storing; from step 5 on the
  * request is captured whatever happens. The response delay (step 11) holds the answer once the
- * event is committed, so processingTime excludes it.
+ * event is committed, so processingTime excludes it. `clientLimit` is the per-client limit of the
+ * management routes: refusals at steps 2–3 count against it, and a client past it is refused first.
  */
-export function buildSteps(deps: IngestDeps): Step[] {
+export function buildSteps(deps: IngestDeps, clientLimit: ClientLimit): Step[] {
     const { input, offloadThreshold, ingestLimitPerMinute } = deps.config;
     return [
         findWebhook,
-        createCheckIp(input.allowedIps),
-        createAuthenticate(input.authKey),
+        createClientGate(clientLimit),
+        countRefusals(clientLimit, createCheckIp(input.allowedIps)),
+        countRefusals(clientLimit, createAuthenticate(input.authKey)),
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
         // Request bodies held in memory draw on their share of the memory budget; the rest spill to
         // disk, unless a schema or a script must see every body whole (then they are refused with 503).

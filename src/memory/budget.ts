@@ -26,6 +26,12 @@ export interface MemoryBudget {
      * under 512 MB. A batch is converted and pushed whole, so it is held a few times over.
      */
     readonly exportBytes: number;
+    /**
+     * The webhooks' own answers (`response`, each counted as its JSON's bytes), all webhooks
+     * together: the manager holds every one in memory. A sixteenth of the container (64 MB of 1 GB);
+     * a POST or PATCH that would pass it is refused (413).
+     */
+    readonly answerBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -40,5 +46,6 @@ export function memoryBudget(mbytes: number = DEFAULT_MEMORY_MBYTES): MemoryBudg
         bodyBytes: Math.floor(totalBytes / 16),
         batchBytes: Math.max(MB, Math.floor(totalBytes / 256)),
         exportBytes: Math.min(8 * MB, Math.floor(totalBytes / 64)),
+        answerBytes: Math.floor(totalBytes / 16),
     });
 }

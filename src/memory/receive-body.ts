@@ -100,10 +100,16 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
             done = true;
             clearTimeout(idle);
             req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onClose);
-            if (error) {
-                if (writer) void writing.then(() => writer!.then((w) => w.abort())).catch(() => undefined);
-                reject(error);
-            } else resolve(body!);
+            if (!error) return resolve(body!);
+            if (!writer) return reject(error);
+            // The partial blob is gone before the answer goes out: a 503 says nothing was kept, and
+            // a disk that was full has its space back when the sender retries.
+            const blob = writer;
+            void writing
+                .then(() => blob)
+                .then((w) => w.abort())
+                .catch(() => undefined)
+                .then(() => reject(error));
         };
         const storeFailed = (error: unknown): void => {
             if (done) return;
@@ -115,7 +121,8 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
             // One chunk in flight at a time: the socket waits while the disk catches up.
             req.pause();
             spilling++;
-            writing = writing.then(() => writer!.then((w) => w.write(chunk))).then(
+            // Once finished (refused, failed, aborted), chunks still queued are not written.
+            writing = writing.then(() => (done ? undefined : writer!.then((w) => w.write(chunk)))).then(
                 () => {
                     spilling--;
                     idle?.refresh();

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { acceptsGzip, loadAssets, type StaticAsset } from '../http/static-assets.js';
 
 /** Where `npm run build` puts the dashboard (web/ built by Vite), from src/routes or dist/routes alike. */
@@ -35,11 +35,11 @@ export function dashboardRoutes(mw: RouteGuards, root = PUBLIC_DIR): Router {
         if (!page) throw new AppError(503, 'The dashboard is not built: run `npm run build`');
         send(req, res, page, { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' });
     };
-    router.route('/').get(...mw.guarded, servePage).head(...mw.guarded, servePage).all(methodNotAllowed);
+    router.route('/').get(...mw.guarded, servePage).head(...mw.guarded, servePage).all(mw.notAllowed);
     const asset = fileHandler(assets, 'assets/');
-    router.route('/assets/:file').get(asset).head(asset).all(methodNotAllowed);
+    router.route('/assets/:file').get(asset).head(asset).all(mw.notAllowed);
     const favicon = fileHandler(assets, '', 'favicon.svg');
-    router.route(['/favicon.svg', '/favicon.ico']).get(favicon).head(favicon).all(methodNotAllowed);
+    router.route(['/favicon.svg', '/favicon.ico']).get(favicon).head(favicon).all(mw.notAllowed);
     return router;
 }
 

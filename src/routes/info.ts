@@ -1,7 +1,7 @@
 import type { AppDeps } from './deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 /** Names of the features the current configuration turns on. */
 export function enabledFeatures(deps: AppDeps): string[] {
@@ -23,7 +23,7 @@ export function enabledFeatures(deps: AppDeps): string[] {
 /** GET /info: version, system state, features and absolute endpoint URLs. */
 export function infoRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router(ROUTER_OPTIONS);
-    router.route('/info').get(...mw.guarded, infoHandler(deps)).all(methodNotAllowed);
+    router.route('/info').get(...mw.guarded, infoHandler(deps)).all(mw.notAllowed);
     return router;
 }
 

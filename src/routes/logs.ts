@@ -5,7 +5,7 @@ import { parseLogsRequest } from '../http/parse-logs-query.js';
 import { Router, type Request, type Response } from 'express';
 import { ctxOf } from '../http/context.js';
 import { sendHar, takeFormat } from '../http/har.js';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 import type { LogEntry } from '../storage/types.js';
 import { deleteCapturesById, deleteMatching } from '../webhooks/captures.js';
@@ -13,8 +13,8 @@ import { deleteCapturesById, deleteMatching } from '../webhooks/captures.js';
 /** GET and DELETE /logs and /logs/:logId. */
 export function logsRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router(ROUTER_OPTIONS);
-    router.route('/logs').get(...mw.guarded, listHandler(deps)).delete(...mw.guarded, deleteMatchingHandler(deps)).all(methodNotAllowed);
-    router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).delete(...mw.guarded, deleteOneHandler(deps)).all(methodNotAllowed);
+    router.route('/logs').get(...mw.guarded, listHandler(deps)).delete(...mw.guarded, deleteMatchingHandler(deps)).all(mw.notAllowed);
+    router.route('/logs/:logId').get(...mw.guarded, detailHandler(deps)).delete(...mw.guarded, deleteOneHandler(deps)).all(mw.notAllowed);
     return router;
 }
 

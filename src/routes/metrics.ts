@@ -1,12 +1,12 @@
 import type { AppDeps } from './deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 /** GET /system/metrics: storage, export (sync), ingest, forwarding, live-stream and query figures. */
 export function metricsRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router(ROUTER_OPTIONS);
-    router.route('/system/metrics').get(...mw.guarded, metricsHandler(deps)).all(methodNotAllowed);
+    router.route('/system/metrics').get(...mw.guarded, metricsHandler(deps)).all(mw.notAllowed);
     return router;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Router } from 'express';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 const document = readFileSync(new URL('../../.actor/web_server_schema.json', import.meta.url));
 
@@ -13,6 +13,6 @@ export function openapiRoutes(mw: RouteGuards): Router {
             res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': document.length });
             res.end(document);
         })
-        .all(methodNotAllowed);
+        .all(mw.notAllowed);
     return router;
 }

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from './deps.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import type { BodyKind } from '../storage/types.js';
 import { visibleEntryWebhook } from './logs.js';
 
@@ -19,7 +19,7 @@ const FALLBACK_TYPE: Record<BodyKind, string> = {
  */
 export function payloadRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router(ROUTER_OPTIONS);
-    router.route('/logs/:logId/payload').get(...mw.guarded, payloadHandler(deps)).all(methodNotAllowed);
+    router.route('/logs/:logId/payload').get(...mw.guarded, payloadHandler(deps)).all(mw.notAllowed);
     return router;
 }
 

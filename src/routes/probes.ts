@@ -1,15 +1,15 @@
 import type { AppDeps } from './deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 const mb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
 
 /** GET /health and GET /ready: never protected, rate-limited. */
 export function probeRoutes(deps: AppDeps, mw: RouteGuards): Router {
     const router = Router(ROUTER_OPTIONS);
-    router.route('/health').get(...mw.limited, healthHandler(deps)).all(methodNotAllowed);
-    router.route('/ready').get(...mw.limited, readyHandler(deps)).all(methodNotAllowed);
+    router.route('/health').get(...mw.limited, healthHandler(deps)).all(mw.notAllowed);
+    router.route('/ready').get(...mw.limited, readyHandler(deps)).all(mw.notAllowed);
     return router;
 }
 

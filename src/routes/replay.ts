@@ -7,7 +7,7 @@ import { signatureSettingsOf } from '../config/pipeline.js';
 import { resign } from '../signatures/index.js';
 import { AppError } from '../errors.js';
 import { ctxOf } from '../http/context.js';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 
 /** The largest edit body accepted: an edited body may be as large as a captured one. */
@@ -26,7 +26,7 @@ export function replayRoutes(deps: AppDeps, mw: RouteGuards): Router {
             const answer = await replay({ webhookId: req.params.webhookId, itemId: req.params.itemId, url: search.get('url'), edit });
             sendJson(res, 200, answer);
         })
-        .all(methodNotAllowed);
+        .all(mw.notAllowed);
     return router;
 }
 

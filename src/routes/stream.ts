@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from './deps.js';
 import { SSE_HEADERS } from '../live/hub.js';
 import { ctxOf } from '../http/context.js';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 
 /**
  * GET /log-stream: Server-Sent Events of every capture. A reconnecting client's `Last-Event-ID`
@@ -23,6 +23,6 @@ export function streamRoutes(deps: AppDeps, mw: RouteGuards): Router {
             const lastEventId = typeof header === 'string' ? header : (ctxOf(res).search.get('lastEventId') ?? undefined);
             deps.live.connect(res, lastEventId?.trim());
         })
-        .all(methodNotAllowed);
+        .all(mw.notAllowed);
     return router;
 }

@@ -1,15 +1,24 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from './deps.js';
-import { AppError, BadRequestError, NotFoundError } from '../errors.js';
-import { methodNotAllowed, ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import { AppError, NotFoundError, validationError } from '../errors.js';
+import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
 import type { Webhook } from '../storage/types.js';
 import { deleteMatching } from '../webhooks/captures.js';
+import type { WebhookLimits } from '../webhooks/manager.js';
 import { parseWebhookChange } from '../webhooks/schema.js';
+import { jsonNestsDeeperThan } from '../lib/json-text.js';
 
-/** A body holds at most a response with a 1 MB body and 100 sequence steps. */
-const BODY_LIMIT = 4 * 1024 * 1024;
+/** How deep a management body may nest: an answer's JSON body needs a few levels, never thousands. */
+const MAX_BODY_DEPTH = 128;
+
+/**
+ * A body holds a response with a 1 MB body and 100 sequence steps, and room for the rules that come
+ * next (up to 50, with templates of up to 64 KB each). Validating one this size stays bounded
+ * (webhooks/bounded-validation.ts; bench/validation.ts).
+ */
+const BODY_LIMIT = 8 * 1024 * 1024;
 
 /** GET/POST /webhooks and GET/PATCH/DELETE /webhooks/:id (DECISIONS.md "Webhooks you manage"). */
 export function webhookRoutes(deps: AppDeps, mw: RouteGuards): Router {
@@ -22,11 +31,12 @@ export function webhookRoutes(deps: AppDeps, mw: RouteGuards): Router {
             sendJson(res, 200, { items });
         })
         .post(...mw.guarded, async (req, res) => {
-            const change = parseWebhookChange('create', await readJson(req));
-            const webhook = await deps.webhooks.create(change);
+            const { value, text } = await readJson(req);
+            const change = parseWebhookChange('create', value, text);
+            const webhook = await deps.webhooks.create(change, limitsOf(deps));
             sendJson(res, 201, await view(deps, webhook), { Location: `${deps.baseUrl()}/webhooks/${webhook.id}` });
         })
-        .all(methodNotAllowed);
+        .all(mw.notAllowed);
     router
         .route('/webhooks/:id')
         .get(...mw.guarded, async (req: Request<{ id: string }>, res: Response) => {
@@ -34,8 +44,9 @@ export function webhookRoutes(deps: AppDeps, mw: RouteGuards): Router {
         })
         .patch(...mw.guarded, async (req: Request<{ id: string }>, res: Response) => {
             activeOr404(deps, req.params.id);
-            const change = parseWebhookChange('patch', await readJson(req));
-            const webhook = await deps.webhooks.update(req.params.id, change);
+            const { value, text } = await readJson(req);
+            const change = parseWebhookChange('patch', value, text);
+            const webhook = await deps.webhooks.update(req.params.id, change, limitsOf(deps));
             if (!webhook) throw notFound(req.params.id);
             sendJson(res, 200, await view(deps, webhook));
         })
@@ -46,9 +57,12 @@ export function webhookRoutes(deps: AppDeps, mw: RouteGuards): Router {
             await deleteMatching(deps, [{ kind: 'exact', field: 'webhookId', value: id }]);
             res.writeHead(204).end();
         })
-        .all(methodNotAllowed);
+        .all(mw.notAllowed);
     return router;
 }
+
+/** What POST and PATCH may add: the run input's maxWebhooks and the memory budget's share for answers. */
+const limitsOf = (deps: AppDeps): WebhookLimits => ({ maxWebhooks: deps.config.input.maxWebhooks, answerBytes: deps.config.memory.answerBytes });
 
 const notFound = (id: string): NotFoundError => new NotFoundError(`Webhook '${id}' not found or expired`);
 
@@ -73,8 +87,8 @@ async function view(deps: AppDeps, webhook: Webhook): Promise<Record<string, unk
     };
 }
 
-/** Reads a JSON request body (empty counts as `{}`); 400 when it is not JSON, 413 past the limit. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Reads a JSON request body (empty counts as `{}`), and its text; 400 when it is not JSON, 413 past the limit. */
+export async function readJson(req: IncomingMessage): Promise<{ value: unknown; text: string }> {
     if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) throw new AppError(413, `The request body is larger than ${BODY_LIMIT} bytes`, { limit: BODY_LIMIT });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -84,10 +98,12 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
         chunks.push(chunk);
     }
     const text = Buffer.concat(chunks).toString('utf8');
-    if (text.trim() === '') return {};
+    if (text.trim() === '') return { value: {}, text: '{}' };
+    // Checked before parsing: JSON.parse of megabytes of brackets takes most of a second.
+    if (jsonNestsDeeperThan(text, MAX_BODY_DEPTH)) throw validationError('The request body nests too deeply', [{ path: '(body)', message: `nests deeper than ${MAX_BODY_DEPTH} levels` }]);
     try {
-        return JSON.parse(text) as unknown;
+        return { value: JSON.parse(text) as unknown, text };
     } catch {
-        throw new BadRequestError('The request body is not valid JSON', { details: [{ path: '(body)', message: 'is not valid JSON' }] });
+        throw validationError('The request body is not valid JSON', [{ path: '(body)', message: 'is not valid JSON' }]);
     }
 }

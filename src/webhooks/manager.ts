@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
 import type { Webhook } from '../storage/types.js';
@@ -10,7 +11,18 @@ export interface ActiveWebhook {
     webhook: Webhook;
     expiresMs: number;
     answer?: AnswerPlan;
+    /** Its `response` as JSON, in bytes (0 for none): what it counts against the answers' budget. */
+    answerBytes: number;
 }
+
+/** What a POST or PATCH may add: the run input's maxWebhooks, and the memory budget's answerBytes. */
+export interface WebhookLimits {
+    maxWebhooks: number;
+    answerBytes: number;
+}
+
+/** A `response` as JSON, in bytes. */
+const answerSize = (response: unknown): number => (response ? Buffer.byteLength(JSON.stringify(response)) : 0);
 
 const HOUR = 3_600_000;
 const byAge = (a: Webhook, b: Webhook): number => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1);
@@ -27,6 +39,8 @@ export class WebhookManager {
     private generation = 0;
     private runningRefresh: Promise<void> | undefined;
     private queuedRefresh: Promise<void> | undefined;
+    /** Webhooks and answer bytes of creates and updates being written, so concurrent ones are counted together. */
+    private readonly pending = { webhooks: 0, answerBytes: 0 };
 
     constructor(private readonly store: WebhookStore, private readonly clock: Clock, private readonly ids: IdGenerator, private readonly random: Random = Math.random) {}
 
@@ -66,8 +80,13 @@ export class WebhookManager {
         return [...this.byId.values()].filter((w) => w.expiresMs > now).map((w) => w.webhook).sort(byAge);
     }
 
-    /** Creates a webhook (POST /webhooks, or the start's top-up) and stores it before it is handed out. */
-    async create(change: WebhookChange): Promise<Webhook> {
+    /**
+     * Creates a webhook (POST /webhooks, or the start's top-up) and stores it before it is handed out.
+     * With `limits` (POST), throws 409 at maxWebhooks active ones and 413 past the answers' budget.
+     */
+    async create(change: WebhookChange, limits?: WebhookLimits): Promise<Webhook> {
+        const bytes = answerSize(change.response);
+        if (limits) this.admit(limits, 1, bytes);
         const now = this.clock.now();
         const webhook: Webhook = {
             id: this.ids.webhookId(),
@@ -78,22 +97,28 @@ export class WebhookManager {
             updatedAt: now,
         };
         this.generation++;
-        await this.store.create(webhook);
+        await this.pendingWhile(1, bytes, () => this.store.create(webhook));
         this.remember(webhook);
         return webhook;
     }
 
-    /** Applies a PATCH; undefined when the webhook is unknown or expired. Takes effect on the next request. */
-    async update(id: string, change: WebhookChange): Promise<Webhook | undefined> {
-        const current = this.getActive(id);
-        if (!current) return undefined;
+    /**
+     * Applies a PATCH; undefined when the webhook is unknown or expired. Takes effect on the next
+     * request. With `limits`, throws 413 when a larger answer would pass the answers' budget.
+     */
+    async update(id: string, change: WebhookChange, limits?: WebhookLimits): Promise<Webhook | undefined> {
+        const found = this.findActive(id);
+        if (!found) return undefined;
+        const current = found.webhook;
+        const growth = change.response === undefined ? 0 : answerSize(change.response) - found.answerBytes;
+        if (limits) this.admit(limits, 0, growth);
         const now = this.clock.now();
         const next: Webhook = { ...current, updatedAt: Math.max(now, (current.updatedAt ?? 0) + 1) };
         if (change.name !== undefined) next.name = change.name;
         if (change.response !== undefined) next.response = change.response;
         if (change.retentionHours !== undefined) next.expiresAt = new Date(now + change.retentionHours * HOUR).toISOString();
         this.generation++;
-        await this.store.update(next);
+        await this.pendingWhile(0, Math.max(0, growth), () => this.store.update(next));
         // Setting the response again starts its sequence over, even when it is the same.
         this.remember(next, change.response !== undefined);
         return next;
@@ -165,10 +190,44 @@ export class WebhookManager {
         return expired.length;
     }
 
+    /**
+     * Throws unless `webhooks` more active webhooks and `growth` more answer bytes fit `limits`. Counted
+     * over this instance's list: with a shared store, as of its last refresh. A change that does not
+     * grow the answers passes even over the budget (a smaller memory than the answers were made in).
+     */
+    private admit(limits: WebhookLimits, webhooks: number, growth: number): void {
+        if (webhooks > 0) {
+            const now = this.clock.now();
+            let active = this.pending.webhooks;
+            for (const entry of this.byId.values()) if (entry.expiresMs > now) active++;
+            if (active + webhooks > limits.maxWebhooks) {
+                throw new AppError(409, `This service holds its maximum of ${limits.maxWebhooks} active webhooks (maxWebhooks); delete one first`, { limit: limits.maxWebhooks });
+            }
+        }
+        if (growth <= 0) return;
+        let held = this.pending.answerBytes;
+        for (const entry of this.byId.values()) held += entry.answerBytes;
+        if (held + growth > limits.answerBytes) {
+            throw new AppError(413, `The webhooks' answers are held in memory within a budget of ${limits.answerBytes} bytes (a sixteenth of ACTOR_MEMORY_MBYTES); they hold ${held} bytes now, and this change needs ${growth} more`, { limit: limits.answerBytes, used: held });
+        }
+    }
+
+    /** Runs a write with its webhooks and answer bytes counted as pending until it settles. */
+    private async pendingWhile<T>(webhooks: number, bytes: number, write: () => Promise<T>): Promise<T> {
+        this.pending.webhooks += webhooks;
+        this.pending.answerBytes += bytes;
+        try {
+            return await write();
+        } finally {
+            this.pending.webhooks -= webhooks;
+            this.pending.answerBytes -= bytes;
+        }
+    }
+
     private remember(webhook: Webhook, rearm = false): void {
         const expiresMs = Date.parse(webhook.expiresAt);
         if (typeof webhook.id !== 'string' || !Number.isFinite(expiresMs)) return;
-        const entry: ActiveWebhook = { webhook, expiresMs };
+        const entry: ActiveWebhook = { webhook, expiresMs, answerBytes: answerSize(webhook.response) };
         const response = webhook.response ?? undefined;
         if (response) {
             // The sequence position carries over unless the answer itself changed.

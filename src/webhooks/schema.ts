@@ -1,5 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { BadRequestError, type ErrorDetail } from '../errors.js';
+import { validationError, type ErrorDetail } from '../errors.js';
+import { answerHeaderDetails } from '../lib/answer-headers.js';
+import { boundedValidator } from './bounded-validation.js';
 import type { ResponseSpec } from '../storage/types.js';
 
 /** The most answers a `sequence` may hold. */
@@ -47,8 +48,7 @@ export const CREATE_SCHEMA = {
 /** PATCH /webhooks/:id body: at least one field. */
 export const PATCH_SCHEMA = { ...CREATE_SCHEMA, minProperties: 1 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-const validators = { create: ajv.compile(CREATE_SCHEMA), patch: ajv.compile(PATCH_SCHEMA) };
+const validators = { create: boundedValidator(CREATE_SCHEMA), patch: boundedValidator(PATCH_SCHEMA) };
 
 /** A validated POST or PATCH body. */
 export interface WebhookChange {
@@ -57,19 +57,25 @@ export interface WebhookChange {
     response?: ResponseSpec | null;
 }
 
-/** Validates a POST (`create`) or PATCH (`patch`) body; throws 400 with `details` listing every problem. */
-export function parseWebhookChange(kind: keyof typeof validators, body: unknown): WebhookChange {
-    const validate: ValidateFunction = validators[kind];
-    if (validate(body)) return body as WebhookChange;
-    const details = (validate.errors ?? []).map(detailOf);
-    throw new BadRequestError('The request body does not match the webhook schema', { details });
+/**
+ * Validates a POST (`create`) or PATCH (`patch`) body, parsed from `text` when given (a large one is
+ * then measured in its text); throws 400 with `details` listing the problems (errors.ts validationError).
+ */
+export function parseWebhookChange(kind: keyof typeof validators, body: unknown, text?: string): WebhookChange {
+    const problems = validators[kind](body, text);
+    if (problems === undefined) {
+        const refused = responseHeaderDetails((body as WebhookChange).response);
+        if (refused.length === 0) return body as WebhookChange;
+        throw validationError('The answer sets headers only the server may set', refused);
+    }
+    throw validationError('The request body does not match the webhook schema', problems.details, problems.total);
 }
 
-function detailOf(error: ErrorObject): ErrorDetail {
-    const base = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    if (error.keyword === 'additionalProperties') {
-        const field = String((error.params as { additionalProperty: string }).additionalProperty);
-        return { path: base ? `${base}.${field}` : field, message: 'is not a known field' };
-    }
-    return { path: base || '(body)', message: error.message ?? 'is invalid' };
+/** The refused header names of a `response`: its own headers' and each sequence step's. */
+function responseHeaderDetails(response: ResponseSpec | null | undefined): ErrorDetail[] {
+    const details = response?.headers ? answerHeaderDetails(response.headers, 'response.headers') : [];
+    response?.sequence?.forEach((step, i) => {
+        if (step.headers) details.push(...answerHeaderDetails(step.headers, `response.sequence.${i}.headers`));
+    });
+    return details;
 }

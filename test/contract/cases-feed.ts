@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import type { ContractContext } from './contract.js';
-import { appendAll, eventually, events, feedOrder, newEvent, replay } from './factory.js';
+import { appendAll, events, feedOrder, newEvent, replay } from './factory.js';
+import { until } from '../helpers/until.js';
 
 /** LiveFeed: resume after an id, and events other instances committed. */
 export function feedCases(ctx: ContractContext): void {
@@ -62,7 +63,7 @@ export function feedCases(ctx: ContractContext): void {
             const list = events('committed', 12);
             await appendAll(s, list.slice(0, 6));
             await Promise.all(list.slice(6).map((e) => s.events.append(e)));
-            if (s.feed.ordersLive) await eventually(async () => (heard.length >= list.length ? true : undefined), 10_000, 'every committed id');
+            if (s.feed.ordersLive) await until('every committed id', async () => (heard.length >= list.length ? true : undefined), 10_000);
             else await new Promise((r) => setTimeout(r, 1200));
             stop();
             assert.deepEqual(heard, s.feed.ordersLive ? await feedOrder(s, 'committed-000') : []);
@@ -88,7 +89,7 @@ export function feedCases(ctx: ContractContext): void {
             const list = events('foreign', 40);
             await appendAll(b, list.slice(0, 20));
             await Promise.all(list.slice(20).map((e) => b.events.append(e)));
-            await eventually(async () => (heard.length >= list.length ? true : undefined), 10_000, 'every foreign id');
+            await until('every foreign id', async () => (heard.length >= list.length ? true : undefined), 10_000);
             await new Promise((r) => setTimeout(r, 1200));
             stop();
             assert.equal(new Set(heard).size, heard.length, 'each once');

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { NotFoundError, StoreUnavailableError } from '../../src/errors.js';
 import type { ContractContext } from './contract.js';
-import { eventually, logsQuery, newEvent } from './factory.js';
+import { logsQuery, newEvent } from './factory.js';
+import { until } from '../helpers/until.js';
 
 /** Takes the backend's database away and brings it back (a server that stops and starts). */
 export interface Outage {
@@ -36,14 +37,14 @@ export function outageCases(ctx: ContractContext, outage: Outage): void {
                 await unavailable(s.feed.entriesAfter('before', 10), 'entriesAfter');
                 await unavailable(s.meta.setMeta('k', 'v'), 'setMeta');
                 await unavailable(s.health.stats(), 'stats');
-                await eventually(async () => (s.health.healthy() ? undefined : true), 10_000, 'healthy() false');
+                await until('healthy() false', async () => (s.health.healthy() ? undefined : true), 10_000);
                 assert.equal(typeof s.health.problem(), 'string');
             } finally {
                 await outage.start();
             }
-            await eventually(async () => (s.health.healthy() ? true : undefined), 20_000, 'healthy() again');
+            await until('healthy() again', async () => (s.health.healthy() ? true : undefined), 20_000);
             assert.equal(s.health.problem(), undefined);
-            await eventually(async () => s.events.append(newEvent({ id: 'after' })).then(() => true, () => undefined), 20_000, 'an append that succeeds');
+            await until('an append that succeeds', async () => s.events.append(newEvent({ id: 'after' })).then(() => true, () => undefined), 20_000);
             assert.equal((await s.events.getEntry('before')).id, 'before');
             assert.equal((await s.events.getEntry('after')).id, 'after');
             await assert.rejects(s.events.getEntry('during'), NotFoundError, 'a rejected append was not stored');

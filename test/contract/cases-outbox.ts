@@ -3,7 +3,8 @@ import { describe, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import { SINK_POSITION_KEY } from '../../src/storage/meta-keys.js';
 import type { ContractContext } from './contract.js';
-import { appendAll, eventually, events, newEvent, outcome, replay } from './factory.js';
+import { appendAll, events, newEvent, outcome, replay } from './factory.js';
+import { until } from '../helpers/until.js';
 
 /** ExportOutbox and ForwardBacklog, one instance and (shared backends) two. */
 export function outboxCases(ctx: ContractContext): void {
@@ -132,15 +133,15 @@ export function outboxCases(ctx: ContractContext): void {
             await appendAll(a, events('gone', 4, { forward: { exact: true } }));
             await ctx.close(a);
             const ids = events('gone', 4).map((e) => e.id);
-            const out = await eventually(async () => {
+            const out = await until("the closed instance's outbox", async () => {
                 const got = await b.outbox.readOutbox(100);
                 return got.length > 0 ? got : undefined;
-            }, 25_000, "the closed instance's outbox");
+            }, 25_000);
             assert.deepEqual(out.map((o) => o.entry.id), ids);
-            const backlog = await eventually(async () => {
+            const backlog = await until("the closed instance's backlog", async () => {
                 const got = await b.forwards.readForwardBacklog(0, 100);
                 return got.length > 0 ? got : undefined;
-            }, 25_000, "the closed instance's backlog");
+            }, 25_000);
             assert.deepEqual(backlog.map((f) => f.eventId), ids);
             const c = await ctx.peer();
             assert.deepEqual(await c.outbox.readOutbox(100), [], 'claimed by B, not by a third');

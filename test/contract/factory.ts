@@ -77,14 +77,3 @@ export async function rejectsWithStatus(promise: Promise<unknown>, status: numbe
         return true;
     }, what);
 }
-
-/** Polls `probe` until it returns something other than undefined, or fails after `ms`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-        const value = await probe();
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 50));
-    }
-}

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { ForwardOutcome } from '../../src/storage/types.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { expectCapWhileHeld, startHoldingReceiver, startReceiver } from '../replay/receiver.js';
+import { until } from '../helpers/until.js';
 
 /** Takes the flood rule out (forwards trickle while capture is flooded), for tests that count what is handed out in a burst. */
 const NO_FLOOD_RULE = { inFlight: 64, everyMs: 0 };
@@ -25,14 +26,8 @@ async function capture(svc: { fetch: TestService['fetch'] }, webhookId: string, 
 }
 
 /** Polls GET /logs/:id until its forwarding outcome is final (generous: a busy host may slow deliveries). */
-async function outcomeOf(svc: { fetch: TestService['fetch'] }, id: string): Promise<ForwardOutcome> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-        const entry = await json<{ forward?: ForwardOutcome }>(await svc.fetch(`/logs/${id}`));
-        if (entry.forward) return entry.forward;
-        if (Date.now() > deadline) throw new Error('no forwarding outcome recorded');
-        await new Promise((r) => setTimeout(r, 20));
-    }
+function outcomeOf(svc: { fetch: TestService['fetch'] }, id: string): Promise<ForwardOutcome> {
+    return until('a forwarding outcome recorded', async () => (await json<{ forward?: ForwardOutcome }>(await svc.fetch(`/logs/${id}`))).forward, { timeoutMs: 30_000, intervalMs: 20 });
 }
 
 describe('forwarding (forwardUrl)', () => {

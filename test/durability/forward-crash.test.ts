@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { getJson, removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { startHoldingReceiver, type HoldingReceiver } from '../replay/receiver.js';
 
 describe('forwarding across a crash (SIGKILL)', () => {
@@ -32,14 +33,14 @@ describe('forwarding across a crash (SIGKILL)', () => {
         target.release();
 
         svc = await startServiceProcess({ dir: svc.dir, input, env });
-        await waitFor(async () => (target!.requests.length >= onTheWire + bodies.length ? true : undefined), { timeoutMs: 20_000, what: 'every capture forwarded after the restart' });
+        await until('every capture forwarded after the restart', async () => (target!.requests.length >= onTheWire + bodies.length ? true : undefined), { timeoutMs: 20_000 });
         const afterRestart = target.requests.slice(onTheWire).map((r) => r.body.toString());
         expect(afterRestart.sort()).toEqual([...bodies].sort());
         // The restarted process delivered all 120 (its counters start at zero) and the backlog is empty.
-        const forwarding = await waitFor(async () => {
+        const forwarding = await until('the backlog to empty', async () => {
             const f = (await getJson<{ forwarding: { delivered: number; backlog: number } }>(svc!, '/system/metrics')).forwarding;
             return f.backlog === 0 ? f : undefined;
-        }, { what: 'the backlog to empty' });
+        });
         expect(forwarding.delivered).toBe(bodies.length);
     });
 });

@@ -8,7 +8,8 @@ import { afterAll, describe, it } from 'vitest';
 import { PAYLOAD_STORE } from '../../src/storage/blob/local-payloads.js';
 import { diagnostic } from '../helpers/diagnostic.js';
 import { pgPass, storageEnv } from '../helpers/pg-pass.js';
-import { listAllLogs, payloadOf, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { listAllLogs, payloadOf, removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 const MB = 1024 * 1024;
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -52,10 +53,10 @@ describe(`SIGKILL in the middle of a large upload (${pgPass ? 'PostgreSQL' : 'lo
         const upload = request(`${svc.url}/webhook/${webhookId}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(24 * MB) } });
         upload.on('error', () => undefined);
         for (let i = 0; i < 10; i++) upload.write(randomBytes(MB));
-        const left = await waitFor(async () => {
+        const left = await until('the upload being written to the payload store', async () => {
             const now = await halfWritten(dir!);
             return now.blobs > 0 && (!pgPass || now.chunks >= 4) ? now : undefined;
-        }, { what: 'the upload being written to the payload store' });
+        });
         diagnostic(`half written before the kill: ${JSON.stringify(left)}`);
         svc.signal('SIGKILL');
         assert.equal((await svc.exited).signal, 'SIGKILL');
@@ -69,7 +70,7 @@ describe(`SIGKILL in the middle of a large upload (${pgPass ? 'PostgreSQL' : 'lo
         // Local storage sweeps at start; PostgreSQL once the new instance has beaten for the dead
         // time (10 s) and the killed one has been silent as long.
         const swept = Date.now();
-        await waitFor(async () => ((await halfWritten(dir!)).blobs === 0 ? true : undefined), { timeoutMs: 40_000, intervalMs: 250, what: 'the half-written payload swept' });
+        await until('the half-written payload swept', async () => ((await halfWritten(dir!)).blobs === 0 ? true : undefined), { timeoutMs: 40_000, intervalMs: 250 });
         diagnostic(`swept ${Date.now() - swept} ms after the restart was ready`);
         assert.deepEqual(await halfWritten(dir), { blobs: 0, chunks: 0 });
 

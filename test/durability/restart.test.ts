@@ -9,8 +9,9 @@ import { PAYLOAD_STORE } from '../../src/storage/blob/local-payloads.js';
 import { SINK_POSITION_KEY } from '../../src/storage/meta-keys.js';
 import { diagnostic } from '../helpers/diagnostic.js';
 import {
-    getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, tempStorageDir, waitFor, webhookIds, type ServiceProcess,
+    getJson, listAllLogs, metrics, payloadOf, readLocalDataset, removeDir, startServiceProcess, tempStorageDir, webhookIds, type ServiceProcess,
 } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -55,7 +56,7 @@ function committedState(dir: string): { position: string | undefined; backlog: n
 
 /** Waits until the outbox is empty. */
 function outboxDrained(svc: ServiceProcess): Promise<true> {
-    return waitFor(async () => ((await metrics(svc)).sync.outboxBacklog === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100, what: 'sync.outboxBacklog = 0' });
+    return until('sync.outboxBacklog = 0', async () => ((await metrics(svc)).sync.outboxBacklog === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
 }
 
 describe('restart on the same storage', () => {
@@ -182,7 +183,7 @@ describe('restart on the same storage', () => {
             await new Promise((r) => setTimeout(r, 700));
             requestIds = await sendMany(svc, hook!, 100, 16);
             // Killed right after the first failure: the retry is a second away.
-            await waitFor(async () => ((await getJson<{ sync: { lastDatasetFlushError: string | null } }>(svc, '/system/metrics')).sync.lastDatasetFlushError !== null ? true : undefined), { timeoutMs: 30_000, intervalMs: 20, what: 'a failed dataset push' });
+            await until('a failed dataset push', async () => ((await getJson<{ sync: { lastDatasetFlushError: string | null } }>(svc, '/system/metrics')).sync.lastDatasetFlushError !== null ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
             // The push fails as soon as item 2 does, while the writes of its other items are still in
             // flight: let them land (the retry is a second away), or the kill can come before any file.
             await new Promise((r) => setTimeout(r, 200));
@@ -210,7 +211,7 @@ describe('restart on the same storage', () => {
         const requestIds = await sendMany(svc, hook!, 2000, 16);
         // The exporter moves 500 events per batch, back to back: kill once it has started.
         const probe = svc;
-        await waitFor(async () => ((await metrics(probe)).sync.outboxBacklog < requestIds.length ? true : undefined), { timeoutMs: 30_000, intervalMs: 5, what: 'the export to start' });
+        await until('the export to start', async () => ((await metrics(probe)).sync.outboxBacklog < requestIds.length ? true : undefined), { timeoutMs: 30_000, intervalMs: 5 });
         await new Promise((r) => setTimeout(r, randomInt(100)));
         svc.signal('SIGKILL');
         await svc.exited;

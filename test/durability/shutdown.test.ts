@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterAll, describe, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { getJson, listAllLogs, metrics, removeDir, startServiceProcess, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { getJson, listAllLogs, metrics, removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 /** Opens and closes a TCP connection; resolves with the error code when the connection is refused. */
 function tryConnect(port: number): Promise<string | undefined> {
@@ -42,14 +43,14 @@ describe('graceful shutdown on SIGTERM', () => {
         inflight.catch(() => undefined);
         // In flight: committed and now waiting out responseDelayMs, and at least ~200 ms old.
         const probe = svc;
-        await waitFor(async () => ((await metrics(probe)).storage.eventsStored === 1 ? true : undefined), { what: 'the event to be committed' });
+        await until('the event to be committed', async () => ((await metrics(probe)).storage.eventsStored === 1 ? true : undefined));
         await new Promise((r) => setTimeout(r, Math.max(0, 200 - (Date.now() - sentAt))));
         assert.equal(answeredAt, 0, 'the request is still in flight');
 
         const exitWatch = svc.exited;
         svc.signal('SIGTERM');
         const signalledAt = Date.now();
-        const refused = await waitFor(async () => ((await tryConnect(probe.port)) === 'ECONNREFUSED' ? Date.now() : undefined), { timeoutMs: 10_000, intervalMs: 10, what: 'new connections to be refused' });
+        const refused = await until('new connections to be refused', async () => ((await tryConnect(probe.port)) === 'ECONNREFUSED' ? Date.now() : undefined), { timeoutMs: 10_000, intervalMs: 10 });
         assert.equal(answeredAt, 0, 'new connections are refused while the in-flight request is still draining');
         diagnostic(`refused ${refused - signalledAt} ms after SIGTERM`);
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { releaseStorage, requirePostgres, storageEnv } from './pg-pass.js';
+import { until } from './until.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The built entry point the tests run as a real process. */
@@ -93,15 +94,15 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
     const giveUp = new AbortController();
     void exited.then(() => giveUp.abort());
     try {
-        port = await Promise.race([died, waitFor(async () => {
+        port = await Promise.race([died, until('the "listening on port" line', async () => {
             const m = /listening on port (\d+)/.exec(output);
             return m ? Number(m[1]) : undefined;
-        }, { timeoutMs, intervalMs: 20, what: 'the "listening on port" line', signal: giveUp.signal })]);
-        const ready = await Promise.race([died, waitFor(async () => {
+        }, { timeoutMs, intervalMs: 20, signal: giveUp.signal })]);
+        const ready = await Promise.race([died, until('GET /ready → 200', async () => {
             const res = await fetch(`http://127.0.0.1:${port}/ready`);
             const text = await res.text();
             return res.status === 200 ? text : undefined;
-        }, { timeoutMs, intervalMs: 50, what: 'GET /ready → 200', signal: giveUp.signal })]);
+        }, { timeoutMs, intervalMs: 50, signal: giveUp.signal })]);
         requirePostgres((JSON.parse(ready) as { checks?: { database?: { backend?: unknown } } }).checks?.database?.backend);
     } catch (error) {
         child.kill('SIGKILL');
@@ -132,33 +133,6 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
             return exit;
         },
     };
-}
-
-/** How waitFor polls. */
-export interface WaitOptions {
-    timeoutMs?: number;
-    intervalMs?: number;
-    /** Named in the timeout error. */
-    what?: string;
-    /** Stops the polling early (with an error). */
-    signal?: AbortSignal;
-}
-
-/** Polls `probe` until it returns something other than undefined; throws after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, { timeoutMs = 20_000, intervalMs = 50, what = 'a condition', signal }: WaitOptions = {}): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let lastError: unknown;
-    for (;;) {
-        if (signal?.aborted) throw new Error(`stopped waiting for ${what}`);
-        try {
-            const value = await probe();
-            if (value !== undefined) return value;
-        } catch (error) {
-            lastError = error;
-        }
-        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
-        await new Promise((r) => setTimeout(r, intervalMs));
-    }
 }
 
 /** Reads a JSON answer, failing loudly on a non-2xx status or non-JSON body. */

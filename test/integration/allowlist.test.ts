@@ -31,7 +31,8 @@ describe('IP allowlist that does not hold the client (127.0.0.1; the list holds 
     let svc: TestService;
     beforeAll(async () => {
         // TRUST_PROXY is unset: the service reads only the env passed here.
-        svc = await startTestService({ input: { rateLimitPerMinute: 0, allowedIps: ['10.0.0.0/8', '::1'] } });
+        // LISTEN_HOST '::': both loopbacks reach it (the default without a key is 127.0.0.1 only).
+        svc = await startTestService({ input: { rateLimitPerMinute: 0, allowedIps: ['10.0.0.0/8', '::1'] }, env: { LISTEN_HOST: '::' } });
     });
     afterAll(() => svc.close());
     const fromV6 = (body: string): Promise<Response> => fetch(`${svc.url.replace('127.0.0.1', '[::1]')}/webhook/${svc.webhookId}`, { method: 'POST', body });

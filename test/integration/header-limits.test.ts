@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { eventually } from '../contract/factory.js';
 import { pgPass } from '../helpers/pg-pass.js';
 import { rawExchange, type RawAnswer } from '../helpers/raw-socket.js';
 import { findEvent, json, startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 type Entry = { headers: Record<string, unknown>; meta?: { trailers?: Record<string, unknown> }; body: unknown };
 
@@ -171,10 +171,10 @@ describe('captures whose URL, user agent or content type are longer than an inde
         // PostgreSQL: the three long ones stay in the unindexed inbox (every read covers it), the 20
         // after them reach the indexed tables. SQLite indexes everything at once.
         const waiting = pgPass ? 3 : 0;
-        await eventually(async () => {
+        await until(`${waiting} captures left unindexed`, async () => {
             const metrics = await json<{ storage: { unindexed: number; eventsStored: number } }>(await svc.fetch('/system/metrics'));
             return metrics.storage.unindexed === waiting && metrics.storage.eventsStored === 23 ? true : undefined;
-        }, 10_000, `${waiting} captures left unindexed`);
+        }, 10_000);
         assert.deepEqual((await list('sort=requestUrl:asc')).map((i) => i.id), byUrl, 'the same order once the short ones moved');
     });
 });

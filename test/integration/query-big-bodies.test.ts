@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 // Issue 22: body search took its slices by count (10,000 events), so over large bodies one slice was
 // the whole store: a client that left could not stop it, nor could one with offset+limit > 20,000
@@ -20,14 +21,6 @@ interface Page {
     items: { requestId: string; size: number }[];
     total?: number;
     nextCursor?: string | null;
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-    const started = Date.now();
-    while (!check()) {
-        if (Date.now() - started > 30_000) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 1));
-    }
 }
 
 describe('body search over large bodies (issue 22)', () => {
@@ -80,11 +73,11 @@ describe('body search over large bodies (issue 22)', () => {
             const before = { ...stats() };
             const controller = new AbortController();
             const request = svc.fetch(path, { signal: controller.signal }).catch((error: unknown) => error);
-            await until(() => stats().pending === parts, 'the pass to start');
+            await until('the pass to start', () => stats().pending === parts, { timeoutMs: 30_000, intervalMs: 1 });
             const left = performance.now();
             controller.abort();
             assert.equal((await request as Error).name, 'AbortError');
-            await until(() => stats().pending === 0, 'the workers to drop the pass');
+            await until('the workers to drop the pass', () => stats().pending === 0, { timeoutMs: 30_000, intervalMs: 1 });
             const freedMs = performance.now() - left;
             assert.equal(stats().cancelled, before.cancelled + 1);
             assert.equal(stats().stoppedEarly, before.stoppedEarly + parts);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 // Bodies that almost hold the search term everywhere, so a pass over them takes real time.
 const BODY = Buffer.alloc(256 * 1024, 'no-such-ter ');
@@ -10,14 +11,6 @@ const SEARCHES = [
     { route: 'GET /logs', path: '/logs?cursor=&body=no-such-term&sort=userAgent:asc&limit=10', rows: (b: unknown) => (b as { items: unknown[] }).items },
     { route: 'GET /logs?format=har', path: '/logs?format=har&body=no-such-term&sort=userAgent:asc&limit=10', rows: (b: unknown) => (b as { log: { entries: unknown[] } }).log.entries },
 ];
-
-async function until(check: () => boolean, what: string): Promise<void> {
-    const started = Date.now();
-    while (!check()) {
-        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 1));
-    }
-}
 
 describe('GET /logs stops its query when the client disconnects', () => {
     let svc: TestService;
@@ -43,11 +36,11 @@ describe('GET /logs stops its query when the client disconnects', () => {
                 const cancelledBefore = stats().cancelled;
                 const controller = new AbortController();
                 const request = svc.fetch(path, { signal: controller.signal }).catch((error: unknown) => error);
-                await until(() => stats().pending === 2, 'the search pass to run on both workers');
+                await until('the search pass to run on both workers', () => stats().pending === 2, { timeoutMs: 10_000, intervalMs: 1 });
                 const stoppedBefore = stats().stoppedEarly;
                 controller.abort();
                 assert.equal((await request as Error).name, 'AbortError');
-                await until(() => stats().pending === 0, 'the workers to answer');
+                await until('the workers to answer', () => stats().pending === 0, { timeoutMs: 10_000, intervalMs: 1 });
                 assert.equal(stats().cancelled, cancelledBefore + 1, 'the query was cancelled, not run to its end');
                 stoppedPerTry.push(stats().stoppedEarly - stoppedBefore);
                 assert.ok(stoppedPerTry.at(-1)! >= 1, `a worker stopped its half of the pass early (${stoppedPerTry})`);

@@ -3,18 +3,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = await probe();
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error('condition not met in time');
-        await new Promise((r) => setTimeout(r, 50));
-    }
-}
-
-const exported = (svc: TestService) => until(async () => {
+const exported = (svc: TestService) => until('the outbox exported', async () => {
     const m = await json<{ sync: { outboxBacklog: number } }>(await svc.fetch('/system/metrics'));
     return m.sync.outboxBacklog === 0 ? true : undefined;
 });
@@ -42,7 +33,7 @@ describe('read model restore from the dataset', () => {
         const second = await startTestService({ dir: first.dir, input: { urlCount: 1 } });
         try {
             assert.equal(second.webhookId, first.webhookId);
-            const restored = await until(async () => {
+            const restored = await until('every capture restored from the dataset', async () => {
                 const list = await json<{ total: number; items: { id: string; requestId: string }[] }>(await second.fetch('/logs'));
                 return list.total === bodies.length ? list : undefined;
             });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
 import { json, startTestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const HOUR = 3_600_000;
 
@@ -65,7 +66,7 @@ describe('webhook lifecycle', () => {
             assert.equal(await svc.deps.storage.events.webhookOf(logId), svc.webhookId, 'the row remains');
 
             // The periodic cleanup deletes its record (one per webhook) from the store.
-            const records = await waitFor(async () => {
+            const records = await until('the cleanup to delete the webhook records', async () => {
                 const left = await stored();
                 return left.length === 0 ? left : undefined;
             });
@@ -78,12 +79,3 @@ describe('webhook lifecycle', () => {
     });
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = await probe().catch(() => undefined);
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error('condition not met in time');
-        await new Promise((r) => setTimeout(r, 25));
-    }
-}

@@ -20,9 +20,9 @@ describe('/openapi.json describes the management routes', () => {
     it('lists every new route with its success and error answers', () => {
         const expected: [string, string, string[]][] = [
             ['/webhooks', 'get', ['200', '401', '429']],
-            ['/webhooks', 'post', ['201', '400', '401', '429']],
+            ['/webhooks', 'post', ['201', '400', '401', '409', '413', '429']],
             ['/webhooks/{id}', 'get', ['200', '401', '404', '429']],
-            ['/webhooks/{id}', 'patch', ['200', '400', '401', '404', '429']],
+            ['/webhooks/{id}', 'patch', ['200', '400', '401', '404', '413', '429']],
             ['/webhooks/{id}', 'delete', ['204', '401', '404', '429']],
             ['/logs/{logId}', 'delete', ['204', '401', '404', '429']],
             ['/logs', 'delete', ['200', '400', '401', '429']],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { removeDir, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { startRun, type PlatformRun } from '../platform/sim/run.js';
 import { ApifySim } from '../platform/sim/server.js';
 import { startContainer } from '../platform/sim/service.js';
@@ -59,17 +60,17 @@ describe('managed webhooks on the platform (simulated API, real SDK, two runs)',
     it('a webhook created or changed in one run is live in the other within 5 s', async () => {
         const created = (await call(a, 'POST', '/webhooks', { name: 'from A', response: { statusCode: 503, retryAfterSeconds: 9 } })).json() as WebhookView;
         const seenAt = Date.now();
-        const inB = await waitFor(async () => (await list(b)).find((w) => w.id === created.id), { timeoutMs: 5000, what: 'run B to list the webhook run A created' });
+        const inB = await until('run B to list the webhook run A created', async () => (await list(b)).find((w) => w.id === created.id), { timeoutMs: 5000 });
         expect(Date.now() - seenAt).toBeLessThan(5000);
         expect(inB).toMatchObject({ name: 'from A', response: { statusCode: 503, retryAfterSeconds: 9 } });
         const answer = await call(b, 'POST', `/webhook/${created.id}`, 'x');
         expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '9']);
 
         expect((await call(b, 'PATCH', `/webhooks/${created.id}`, { response: { statusCode: 202 } })).status).toBe(200);
-        await waitFor(async () => ((await call(a, 'POST', `/webhook/${created.id}`, 'y')).status === 202 ? true : undefined), { timeoutMs: 5000, what: "run A to answer with run B's change" });
+        await until("run A to answer with run B's change", async () => ((await call(a, 'POST', `/webhook/${created.id}`, 'y')).status === 202 ? true : undefined), { timeoutMs: 5000 });
 
         expect((await call(a, 'DELETE', `/webhooks/${created.id}`)).status).toBe(204);
-        await waitFor(async () => ((await call(b, 'POST', `/webhook/${created.id}`, 'z')).status === 404 ? true : undefined), { timeoutMs: 5000, what: 'run B to stop serving the deleted webhook' });
+        await until('run B to stop serving the deleted webhook', async () => ((await call(b, 'POST', `/webhook/${created.id}`, 'z')).status === 404 ? true : undefined), { timeoutMs: 5000 });
         expect(records().filter((k) => k.includes(created.id))).toEqual([]);
     });
 
@@ -81,10 +82,10 @@ describe('managed webhooks on the platform (simulated API, real SDK, two runs)',
         ]);
         expect([ra.status, rb.status]).toEqual([200, 200]);
         for (const svc of [a, b]) {
-            await waitFor(async () => {
+            await until('both changes in both runs', async () => {
                 const names = (await list(svc)).map((w) => w.name);
                 return names.includes('named by A') && names.includes('named by B') ? true : undefined;
-            }, { timeoutMs: 5000, what: 'both changes in both runs' });
+            }, { timeoutMs: 5000 });
         }
         expect((await call(a, 'POST', `/webhook/${second!.id}`, 'x')).status).toBe(204);
         expect((await call(b, 'POST', `/webhook/${first!.id}`, 'x')).status).toBe(201);

@@ -16,9 +16,9 @@ describe('the memory budget', () => {
         expect(config.memory).toEqual(memoryBudget(512));
     });
 
-    it('gives each path a share that scales with the container: bodies, stream batches, export batches', () => {
-        expect(memoryBudget(512)).toEqual({ totalBytes: 512 * MB, bodyBytes: 32 * MB, batchBytes: 2 * MB, exportBytes: 8 * MB });
-        expect(memoryBudget(1024)).toEqual({ totalBytes: 1024 * MB, bodyBytes: 64 * MB, batchBytes: 4 * MB, exportBytes: 8 * MB });
+    it('gives each path a share that scales with the container: bodies, stream batches, export batches, webhook answers', () => {
+        expect(memoryBudget(512)).toEqual({ totalBytes: 512 * MB, bodyBytes: 32 * MB, batchBytes: 2 * MB, exportBytes: 8 * MB, answerBytes: 32 * MB });
+        expect(memoryBudget(1024)).toEqual({ totalBytes: 1024 * MB, bodyBytes: 64 * MB, batchBytes: 4 * MB, exportBytes: 8 * MB, answerBytes: 64 * MB });
         expect(memoryBudget(256)).toMatchObject({ bodyBytes: 16 * MB, batchBytes: 1 * MB, exportBytes: 4 * MB });
         expect(memoryBudget()).toEqual(memoryBudget(1024));
     });

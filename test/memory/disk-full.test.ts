@@ -17,6 +17,16 @@ const freeBytes = (): number => {
     return s.bavail * s.bsize;
 };
 
+/**
+ * Fills the disk until `leave` bytes are free. An earlier filler goes first: rewriting it in place
+ * measured the free space with it, and a filler left by a failed test shrank to leave the disk
+ * nearly empty (a capture meant to find it full was stored).
+ */
+const fillLeaving = (filler: string, leave: number): void => {
+    rmSync(filler, { force: true });
+    writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - leave)));
+};
+
 describe('disk full while a payload is stored', () => {
     let svc: ServiceProcess;
     let url: string;
@@ -48,7 +58,7 @@ describe('disk full while a payload is stored', () => {
     it('an offloaded payload that does not fit answers 503 with Retry-After, keeps no partial file, and the next one after space frees is stored whole', async () => {
         const body = (i: number): Buffer[] => textBody(i, 6 * MB, padding(6 * MB));
         // Room for one 6 MB payload, not two (what is left over stays for the database).
-        writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - 10 * MB)));
+        fillLeaving(filler, 10 * MB);
         const answers: Answer[] = [];
         for (let i = 0; i < 3; i++) answers.push(await upload(url, body(i), false, 'text/plain'));
         const statuses = answers.map((a) => a.status);
@@ -65,7 +75,12 @@ describe('disk full while a payload is stored', () => {
         const items = await listed(svc);
         const stored = answers.filter((a) => a.status === 200).map((a) => items.find((item) => item.requestId === a.requestId)!);
         expect(files.sort()).toEqual(stored.map((item) => `payload-${item.id}.bin`).sort());
-        for (const item of stored) expect((await svc.fetch(`/logs/${item.id}/payload`)).headers.get('content-length')).toBe(String(item.size));
+        for (const item of stored) {
+            const res = await svc.fetch(`/logs/${item.id}/payload`);
+            expect(res.headers.get('content-length')).toBe(String(item.size));
+            // Not read: cancelled, or the 6 MB answer stays in flight and holds the service's stop for its whole drain time.
+            await res.body?.cancel();
+        }
         // A refused capture, if listed, claims no body.
         for (const a of answers.filter((x) => x.status === 503)) {
             const item = items.find((x) => x.requestId === a.requestId);
@@ -81,7 +96,7 @@ describe('disk full while a payload is stored', () => {
     });
 
     it('with the disk full, every capture (inline or offloaded) is answered 200 or 503 with Retry-After, never a bare 500', async () => {
-        writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - 64 * 1024)));
+        fillLeaving(filler, 64 * 1024);
         try {
             const answers = [
                 await upload(url, textBody(1, 6 * MB), false, 'text/plain'),

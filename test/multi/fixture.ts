@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgServerFor, type PgServer, type PgServerKind } from '../helpers/pg-server.js';
 import { removeDir, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 
-/** A throwaway PostgreSQL server for a describe block, and the service processes its tests start. */
+/** A PostgreSQL server for a describe block (its own, or databases of the run's one), and the service processes its tests start. */
 export interface InstancesFixture {
     /** The server (set before the first test). */
     readonly pg: PgServer;
@@ -11,11 +11,11 @@ export interface InstancesFixture {
 }
 
 /** Registers the block's hooks: the server before all, each test's instances stopped after it, the server stopped at the end. */
-export function useInstances(): InstancesFixture {
+export function useInstances(kind: PgServerKind): InstancesFixture {
     let pg: PgServer | undefined;
     const started: ServiceProcess[] = [];
     beforeAll(async () => {
-        pg = await startPgServer({ fast: true });
+        pg = await pgServerFor(kind);
     }, 60_000);
     afterEach(async () => {
         for (const svc of started.splice(0)) {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
 import { pgTestsCanRun } from '../helpers/pg-server.js';
-import { getJson, listAllLogs, waitFor, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { getJson, listAllLogs, webhookIds, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { useInstances } from './fixture.js';
 import { openRawSse, type RawSse } from '../stream/sse-client.js';
 
@@ -43,11 +44,11 @@ async function capture(svc: ServiceProcess, webhook: string, tag: string): Promi
 
 /** Waits until GET /ready on `svc` answers `status`. */
 async function readyAnswers(svc: ServiceProcess, status: number, timeoutMs: number): Promise<void> {
-    await waitFor(async () => {
+    await until(`/ready to answer ${status}`, async () => {
         const ready = await svc.fetch('/ready');
         await ready.arrayBuffer();
         return ready.status === status ? true : undefined;
-    }, { timeoutMs, what: `/ready to answer ${status}` });
+    }, { timeoutMs });
 }
 
 /** The log item whose body carries `tag`, as listed by `svc` (a body substring filter). */
@@ -58,7 +59,7 @@ async function listedTag(svc: ServiceProcess, tag: string): Promise<{ id: string
 
 // Each case starts two service processes, which takes 10–25 s on a loaded 2-core machine.
 describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 180_000 }, () => {
-    const fx = useInstances();
+    const fx = useInstances('own');
     const startInstance = (url: string, input: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ServiceProcess> => fx.startInstance(url, input, { ...SSRF, ...env });
 
     it('two instances started together create urlCount webhooks in all, and serve the same ones', async () => {
@@ -81,7 +82,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
                 const tag = `cross-${i}-${Date.now()}`;
                 assert.equal(await capture(a, webhook!, tag), 200);
                 const answered = Date.now();
-                await waitFor(() => listedTag(b, tag), { timeoutMs: 1000, intervalMs: 20, what: `instance B to list ${tag}` });
+                await until(`instance B to list ${tag}`, () => listedTag(b, tag), { timeoutMs: 1000, intervalMs: 20 });
                 await stream.until((s) => s.events().some((e) => JSON.stringify(e.data).includes(tag)), 1000);
                 lags.push(Date.now() - answered);
             }
@@ -98,7 +99,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
         const send = async (svc: ServiceProcess, id: string): Promise<number> => capture(svc, id, `notice-${Date.now()}`);
         /** How long after `from` B first answered `status` on webhook `id` (polled every 10 ms, up to 600 ms). */
         const seenOnB = async (id: string, status: number, from: number): Promise<number> => {
-            await waitFor(async () => ((await send(b, id)) === status ? true : undefined), { timeoutMs: 600, intervalMs: 10, what: `instance B to answer ${status} on ${id}` });
+            await until(`instance B to answer ${status} on ${id}`, async () => ((await send(b, id)) === status ? true : undefined), { timeoutMs: 600, intervalMs: 10 });
             return Date.now() - from;
         };
         const created = await a.fetch('/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -145,7 +146,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
             const b = await startInstance(url);
             const [webhook] = await webhookIds(a);
             assert.equal(await capture(a, webhook!, 'replay-me'), 200);
-            const item = await waitFor(() => listedTag(b, 'replay-me'), { timeoutMs: 5000, what: 'the capture on B' });
+            const item = await until('the capture on B', () => listedTag(b, 'replay-me'), { timeoutMs: 5000 });
             const res = await b.fetch(`/replay/${webhook}/${item.id}?url=${encodeURIComponent(receiver.url)}`, { method: 'POST' });
             assert.equal(res.status, 200, await res.text());
             for (const svc of [a, b]) {
@@ -176,7 +177,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
             }
         };
         const senders = Array.from({ length: 16 }, sender);
-        await waitFor(async () => (acknowledged.size >= 200 ? true : undefined), { timeoutMs: 30_000, what: '200 acknowledged captures' });
+        await until('200 acknowledged captures', async () => (acknowledged.size >= 200 ? true : undefined), { timeoutMs: 30_000 });
         a.signal('SIGKILL');
         killed = true;
         await Promise.all(senders);
@@ -230,7 +231,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
             const tags = Array.from({ length: 20 }, (_, i) => `fwd-${i}`);
             await Promise.all(tags.map((tag, i) => capture(i % 2 === 0 ? a : b, webhook!, tag).then((status) => assert.equal(status, 200))));
             const count = (t: string): number => receiver.bodies.filter((body) => body === JSON.stringify({ tag: t })).length;
-            await waitFor(async () => (tags.every((t) => count(t) > 0) ? true : undefined), { timeoutMs: 20_000, what: 'every capture forwarded' });
+            await until('every capture forwarded', async () => (tags.every((t) => count(t) > 0) ? true : undefined), { timeoutMs: 20_000 });
             await new Promise((r) => setTimeout(r, 1500)); // a duplicate would arrive by now
             assert.deepEqual(tags.map(count), tags.map(() => 1));
         } finally {
@@ -258,7 +259,7 @@ describe.skipIf(!available)('several instances on one PostgreSQL', { timeout: 18
         const { server, bodies } = await startReceiver(port);
         try {
             const count = (t: string): number => bodies.filter((body) => body === JSON.stringify({ tag: t })).length;
-            await waitFor(async () => (tags.every((t) => count(t) > 0) ? true : undefined), { timeoutMs: 60_000, what: 'the killed instance’s backlog forwarded by the other' });
+            await until('the killed instance’s backlog forwarded by the other', async () => (tags.every((t) => count(t) > 0) ? true : undefined), { timeoutMs: 60_000 });
             await new Promise((r) => setTimeout(r, 1500));
             assert.deepEqual(tags.map(count), tags.map(() => 1), 'each once');
             const entry = await getJson<{ forward?: { status: string } }>(b, `/logs/${(await listedTag(b, tags[0]!))!.id}`);

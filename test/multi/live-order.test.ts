@@ -28,7 +28,7 @@ async function sendMany(svc: ServiceProcess, webhook: string, prefix: string, co
 }
 
 describe.skipIf(!available)('live stream order across instances', { timeout: 240_000 }, () => {
-    const fx = useInstances();
+    const fx = useInstances('shared');
 
     it('streams local and foreign captures in commit order, so a resume from any streamed id on the other instance misses nothing', async () => {
         const url = await fx.pg.createDatabase();

@@ -1,12 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgServerFor, pgTestsCanRun, type PgServer, type PgServerKind } from '../helpers/pg-server.js';
 
 // The PostgreSQL store tests of the blob, webhook and feed roles. Without Debian's `postgresql`
 // package they skip loudly locally and fail in CI, where that pass must run.
 export const pgTestsRun = pgTestsCanRun('the PostgreSQL store tests');
 
-/** A throwaway server for the describe block, its pools ended after it. */
+/** A server for the describe block (its own, or databases of the run's one), its pools ended after it. */
 export interface PgFixture {
     server: PgServer;
     /** A fresh database with `ddl` run in it. */
@@ -15,12 +15,12 @@ export interface PgFixture {
     pool(url: string, options?: pg.PoolConfig): pg.Pool;
 }
 
-/** Starts a server before the block's tests and stops it (and ends every pool) after them. */
-export function usePgServer(): PgFixture {
+/** Takes a server before the block's tests (`own` when a test pauses or kills it) and stops it (and ends every pool) after them. */
+export function usePgServer(kind: PgServerKind): PgFixture {
     const pools: pg.Pool[] = [];
     const fixture = {} as PgFixture;
     beforeAll(async () => {
-        fixture.server = await startPgServer({ fast: true });
+        fixture.server = await pgServerFor(kind);
     });
     afterAll(async () => {
         await Promise.all(pools.map((p) => p.end().catch(() => undefined)));

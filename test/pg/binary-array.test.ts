@@ -6,7 +6,7 @@ import { pgTestsRun, usePgServer } from './aux-pg.js';
 // The group commit's arrays in the binary wire format, read by a real server's array_recv and
 // returned as text so the test compares what the server holds, not what the driver parses.
 describe.skipIf(!pgTestsRun)('binary arrays for the group commit', () => {
-    const pgx = usePgServer();
+    const pgx = usePgServer('shared');
 
     async function roundTrip(type: ElementType, sqlType: string, values: unknown[]): Promise<(string | null)[]> {
         const pool = pgx.pool(await pgx.server.createDatabase());

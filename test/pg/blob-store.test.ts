@@ -57,7 +57,7 @@ const count = async (pool: pg.Pool, sql: string, key: string): Promise<number> =
 const chunkRows = (pool: pg.Pool, key: string): Promise<number> => count(pool, 'SELECT count(*) AS c FROM blob_chunks WHERE key = $1', key);
 
 describe.skipIf(!pgTestsRun)('PgBlobStore', () => {
-    const pgx = usePgServer();
+    const pgx = usePgServer('own');
 
     it('streams a 100 MB blob both ways without holding it in memory (live memory growth < 16 MB, RSS < 64 MB), byte-exact', async () => {
         const pool = pgx.pool(await pgx.database(BLOB_DDL));

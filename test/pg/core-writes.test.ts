@@ -9,7 +9,7 @@ import { events, feedOrder, newEvent, T0 } from '../contract/factory.js';
 import { pgCoreRuns, useCoreServer } from './core-pg.js';
 
 describe.skipIf(!pgCoreRuns)('PostgreSQL backend: migration and group commit', () => {
-    const pg = useCoreServer();
+    const pg = useCoreServer('shared');
 
     it('three instances opening a fresh database at once all migrate it and work', async () => {
         const url = await pg.server.createDatabase();

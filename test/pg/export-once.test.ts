@@ -5,7 +5,8 @@ import { Metrics } from '../../src/lib/metrics.js';
 import { DatasetExporter, EXPORT_BATCH, ISOLATE_AFTER } from '../../src/storage/apify/dataset-export.js';
 import type { DatasetSink } from '../../src/storage/apify/dataset-sink.js';
 import { newEvent } from '../contract/factory.js';
-import { pgCoreRuns, until, useCoreServer } from './core-pg.js';
+import { pgCoreRuns, useCoreServer } from './core-pg.js';
+import { until } from '../helpers/until.js';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -39,7 +40,7 @@ async function exportedOnceBack(exporter: DatasetExporter): Promise<number> {
 }
 
 describe.skipIf(!pgCoreRuns)('dataset export on PostgreSQL: the database lost between a push and its watermark', () => {
-    const pg = useCoreServer();
+    const pg = useCoreServer('own');
 
     for (const mode of ['batch', 'item by item'] as const) {
         it(`(${mode}) the batch the dataset took is not pushed again once the database is back, and what came after goes once`, async () => {

@@ -4,6 +4,7 @@ import { afterEach, describe, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { PgFeed, type PgFeedOptions } from '../../src/storage/pg/feed.js';
 import { pgTestsRun, usePgServer } from './aux-pg.js';
+import { until } from '../helpers/until.js';
 
 // The columns the feed reads, as in pg-core's schema (seq, id, origin); the tests write them by
 // hand and send the NOTIFY a group commit sends.
@@ -32,18 +33,15 @@ async function commit(pool: pg.Pool, events: { id: string; origin: string }[], n
     }
 }
 
-async function waitFor(what: string, done: () => boolean, ms: number, between?: () => Promise<void>): Promise<number> {
+/** Waits for `done`, which these tests claim comes within `ms`; `between` runs between tries. Answers how long it took. */
+async function within(what: string, done: () => boolean, ms: number, between?: () => Promise<void>): Promise<number> {
     const start = Date.now();
-    while (!done()) {
-        if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
-        await (between ? between() : undefined);
-        await new Promise((r) => setTimeout(r, between ? 200 : 10));
-    }
+    await until(`${what} (within ${ms} ms)`, async () => done() || (await between?.(), false), { timeoutMs: ms, intervalMs: between ? 200 : 10 });
     return Date.now() - start;
 }
 
 describe.skipIf(!pgTestsRun)('PgFeed', () => {
-    const pgx = usePgServer();
+    const pgx = usePgServer('own');
     const feeds: PgFeed[] = [];
     afterEach(async () => {
         await Promise.all(feeds.splice(0).map((f) => f.close()));
@@ -65,10 +63,10 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         // No fallback read during the test: the notification alone must wake the feed.
         const { pool, got } = await setup({ pollMs: 60_000 });
         await commit(pool, [{ id: 'a1', origin: OTHER }, { id: 'mine1', origin: ME }, { id: 'a2', origin: OTHER }]);
-        const took = await waitFor('a1, a2', () => got.length >= 2, 1000);
+        const took = await within('a1, a2', () => got.length >= 2, 1000);
         await commit(pool, [{ id: 'mine2', origin: ME }]);
         await commit(pool, [{ id: 'b1', origin: 'instance-third' }, { id: 'b2', origin: OTHER }]);
-        await waitFor('b1, b2', () => got.length >= 4, 1000);
+        await within('b1, b2', () => got.length >= 4, 1000);
         await new Promise((r) => setTimeout(r, 200));
         assert.deepEqual(got, ['a1', 'a2', 'b1', 'b2'], `delivered in ${took} ms`);
     });
@@ -76,7 +74,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
     it('reads every second without a notification (one lost while a connection was down)', async () => {
         const { pool, got } = await setup();
         await commit(pool, [{ id: 'quiet1', origin: OTHER }, { id: 'quiet2', origin: OTHER }], false);
-        await waitFor('quiet1, quiet2', () => got.length >= 2, 2500);
+        await within('quiet1, quiet2', () => got.length >= 2, 2500);
         assert.deepEqual(got, ['quiet1', 'quiet2']);
     });
 
@@ -84,7 +82,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         const { pool, got } = await setup({ pollMs: 60_000 });
         const ids = Array.from({ length: 2500 }, (_, i) => `bulk${String(i).padStart(4, '0')}`);
         await commit(pool, ids.map((id) => ({ id, origin: OTHER })));
-        await waitFor('2,500 ids', () => got.length >= 2500, 5000);
+        await within('2,500 ids', () => got.length >= 2500, 5000);
         assert.deepEqual(got, ids);
     });
 
@@ -97,7 +95,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         });
         await commit(pool, [{ id: 'c1', origin: OTHER }]);
         await commit(pool, [{ id: 'c2', origin: OTHER }]);
-        await waitFor('c1, c2', () => got.length >= 2, 1000);
+        await within('c1, c2', () => got.length >= 2, 1000);
         assert.deepEqual(got, ['c1', 'c2']);
         assert.ok(warnings.includes('live feed: a listener failed'));
     });
@@ -105,7 +103,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
     it('after the server stops and starts again, events committed after the restart are delivered by the same feed', async () => {
         const { pool, got } = await setup({ pollMs: 60_000 });
         await commit(pool, [{ id: 'd1', origin: OTHER }]);
-        await waitFor('d1', () => got.length >= 1, 1000);
+        await within('d1', () => got.length >= 1, 1000);
         await pgx.server.pause();
         await new Promise((r) => setTimeout(r, 1500));
         await pgx.server.resume();
@@ -113,11 +111,11 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         await commit(pool, [{ id: 'd2', origin: OTHER }]).catch(() => commit(pool, [{ id: 'd2', origin: OTHER }]));
         await commit(pool, [{ id: 'd3', origin: OTHER }]);
         // Backoff up to 2 s, then the read after reconnecting.
-        await waitFor('d2, d3', () => got.length >= 3, 5000);
+        await within('d2, d3', () => got.length >= 3, 5000);
         assert.deepEqual(got, ['d1', 'd2', 'd3']);
         // And the new connection listens: a notified commit arrives within 1 s again.
         await commit(pool, [{ id: 'd4', origin: OTHER }]);
-        await waitFor('d4', () => got.length >= 4, 1000);
+        await within('d4', () => got.length >= 4, 1000);
         assert.deepEqual(got, ['d1', 'd2', 'd3', 'd4']);
     });
 
@@ -128,7 +126,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         const stopEarly = feed.onNotice('whd_test_notice', () => early++);
         // The LISTEN goes out on the feed's connection behind what it is doing: notify until heard.
         const notify = async (): Promise<void> => void (await pool.query(`SELECT pg_notify('whd_test_notice', 'x')`));
-        await waitFor('the notice', () => early > 0, 2000, notify);
+        await within('the notice', () => early > 0, 2000, notify);
         assert.deepEqual(got, [], 'a notice is no event');
         // Notices still on their way arrive before the count starts over.
         await new Promise((r) => setTimeout(r, 300));
@@ -137,15 +135,15 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         await pgx.server.resume();
         // Another listener of the channel, added while the connection may be down.
         feed.onNotice('whd_test_notice', () => late++);
-        await waitFor('the feed back (an event reaches it)', () => got.length > 0, 8000, async () => {
+        await within('the feed back (an event reaches it)', () => got.length > 0, 8000, async () => {
             await commit(pool, [{ id: `f${nextSeq}`, origin: OTHER }]).catch(() => undefined);
         });
         // The new connection listened before it read: one notice now reaches both listeners.
         await pool.query(`SELECT pg_notify('whd_test_notice', 'y')`);
-        await waitFor('the notice after the reconnect', () => early === 1 && late === 1, 1000);
+        await within('the notice after the reconnect', () => early === 1 && late === 1, 1000);
         stopEarly();
         await pool.query(`SELECT pg_notify('whd_test_notice', 'z')`);
-        await waitFor('the notice to the listener still subscribed', () => late === 2, 1000);
+        await within('the notice to the listener still subscribed', () => late === 2, 1000);
         assert.equal(early, 1, 'an unsubscribed listener hears nothing more');
         assert.throws(() => feed.onNotice('bad; DROP TABLE events', () => undefined), /not a channel name/);
     });
@@ -156,16 +154,16 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         await new Promise((r) => setTimeout(r, 500));
         await pgx.server.resume();
         await commit(pool, [{ id: 'e1', origin: OTHER }]).catch(() => commit(pool, [{ id: 'e1', origin: OTHER }]));
-        await waitFor('e1', () => got.length >= 1, 5000);
+        await within('e1', () => got.length >= 1, 5000);
         await commit(pool, [{ id: 'e2', origin: OTHER }]);
-        await waitFor('e2', () => got.length >= 2, 1000);
+        await within('e2', () => got.length >= 2, 1000);
         assert.deepEqual(got, ['e1', 'e2']);
     });
 
     it('a connection whose server process hangs is given up after the read timeout and the feed goes on on a new one', async () => {
         const { pool, got } = await setup({ pollMs: 100, readTimeoutMs: 500 });
         await commit(pool, [{ id: 'g1', origin: OTHER }]);
-        await waitFor('g1', () => got.length >= 1, 1000);
+        await within('g1', () => got.length >= 1, 1000);
         // The server process of the feed's connection: the one that runs the feed's read.
         const { rows } = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT seq, id, origin FROM events_all%'`);
         assert.equal(rows.length, 1);
@@ -173,7 +171,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
         process.kill(pid, 'SIGSTOP');
         try {
             await commit(pool, [{ id: 'g2', origin: OTHER }]);
-            await waitFor('g2 through a new connection', () => got.length >= 2, 5000);
+            await within('g2 through a new connection', () => got.length >= 2, 5000);
         } finally {
             process.kill(pid, 'SIGCONT');
         }
@@ -183,7 +181,7 @@ describe.skipIf(!pgTestsRun)('PgFeed', () => {
     it('after close, no listener is called', async () => {
         const { pool, feed, got } = await setup({ pollMs: 100 });
         await commit(pool, [{ id: 'f1', origin: OTHER }]);
-        await waitFor('f1', () => got.length >= 1, 1000);
+        await within('f1', () => got.length >= 1, 1000);
         await feed.close();
         await commit(pool, [{ id: 'f2', origin: OTHER }]);
         await new Promise((r) => setTimeout(r, 500));

@@ -6,8 +6,9 @@ import { openPgStorage } from '../../src/storage/pg/index.js';
 import { keySignature } from '../../src/storage/pg/body-keys.js';
 import { LOCKS } from '../../src/storage/pg/keys.js';
 import type { Storage } from '../../src/storage/roles.js';
-import { appendAll, events, eventually, feedOrder, listedIds, logsQuery, newEvent, T0 } from '../contract/factory.js';
+import { appendAll, events, feedOrder, listedIds, logsQuery, newEvent, T0 } from '../contract/factory.js';
 import { pgCoreRuns, useCoreServer, type CoreFixture } from './core-pg.js';
+import { until } from '../helpers/until.js';
 
 // The inbox (src/storage/pg/inbox.ts): group commits land in an unindexed inbox and a mover carries
 // the rows to the indexed tables after the answer; reads see each event once wherever it is.
@@ -41,7 +42,7 @@ async function answers(s: Storage, ids: string[]): Promise<unknown> {
 }
 
 describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
-    const pg_ = useCoreServer();
+    const pg_ = useCoreServer('shared');
 
     it('commits land in the inbox, the mover carries them to the indexed tables, and every read answers the same before and after', async () => {
         const url = await pg_.server.createDatabase();
@@ -53,7 +54,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             const ids = list.map((e) => e.id);
             // Half carried already, half kept in the inbox: every answer merges the two.
             await appendAll(s, list.slice(0, 15));
-            await eventually(async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 5000, 'the first events to be carried');
+            await until('the first events to be carried', async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 5000);
             await holder.query('SELECT pg_advisory_lock($1)', [LOCKS.inbox]);
             await appendAll(s, list.slice(15));
             assert.equal(await inboxCount(pg_, url), 25, 'every later commit waits in the inbox while the mover is kept out');
@@ -64,7 +65,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             assert.deepEqual(filtered.url, ids.slice(20, 30).reverse());
             assert.deepEqual(filtered.address, ids.filter((_, i) => i % 4 === 0).reverse(), 'an address block by URL descending finds matches in both tables');
             await holder.query('SELECT pg_advisory_unlock($1)', [LOCKS.inbox]);
-            await eventually(async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 5000, 'the inbox to empty');
+            await until('the inbox to empty', async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 5000);
             const [moved] = await pg_.sql(url, 'SELECT (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM bodies) AS bodies, (SELECT count(*)::int FROM bodies_inbox) AS waiting');
             assert.deepEqual(moved, { events: 40, bodies: 40, waiting: 0 }, 'events and bodies moved together');
             // Each body's keys and their signature, written by the group commit and carried with the row.
@@ -103,7 +104,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             // 200 a second (one batch before the first crowded commit at most).
             assert.ok(carried <= 1000 + 200 * (seconds + 1), `carried ${carried} of ${stored} in ${seconds.toFixed(1)} s of crowded commits`);
             assert.ok(stored - carried > 0, 'captures wait in the inbox');
-            await eventually(async () => ((await s.health.stats()).unindexed === 0 ? true : undefined), 30_000, 'the inbox to empty after the crowd');
+            await until('the inbox to empty after the crowd', async () => ((await s.health.stats()).unindexed === 0 ? true : undefined), 30_000);
             assert.equal((await s.health.stats()).eventsStored, sent);
             assert.equal((await listedIds(s)).length, sent, 'every capture listed once');
         } finally {
@@ -133,11 +134,11 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             await appendAll(s, list);
             await holder.query('SELECT pg_advisory_unlock($1)', [LOCKS.inbox]);
             const seen = new Set<number>();
-            await eventually(async () => {
+            await until('the inbox to empty', async () => {
                 const n = await inboxCount(pg_, url);
                 seen.add(n);
                 return n === 0 ? true : undefined;
-            }, 60_000, 'the inbox to empty');
+            }, 60_000);
             const between = [...seen].filter((n) => n > 0 && n < 12);
             assert.ok(between.length > 0, `the inbox went down in steps (seen ${[...seen].join(', ')})`);
             for (const e of list) assert.ok((await s.bodies.getBody(e.id)).raw?.equals(e.bodyRaw as Buffer), `${e.id} reads back byte-exact`);
@@ -153,12 +154,12 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
         await pg_.sql(url, 'CREATE TRIGGER refuse_poison BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_poison()');
         const list = events('p', 20);
         await Promise.all(list.map((e) => s.events.append(e)));
-        await eventually(async () => ((await pg_.sql(url, 'SELECT count(*)::int AS n FROM events'))[0]!.n === 10 ? true : undefined), 20_000, 'the 10 rows before the refused one to be carried');
+        await until('the 10 rows before the refused one to be carried', async () => ((await pg_.sql(url, 'SELECT count(*)::int AS n FROM events'))[0]!.n === 10 ? true : undefined), 20_000);
         const waiting = await pg_.sql(url, 'SELECT id FROM events_inbox ORDER BY seq');
         assert.deepEqual(waiting.map((r) => r.id), list.slice(10).map((e) => e.id), 'the refused row and those after it wait in the inbox');
         assert.equal((await listedIds(s)).length, 20, 'reads still see all 20');
         await pg_.sql(url, 'DROP TRIGGER refuse_poison ON events');
-        await eventually(async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 10_000, 'the rest to be carried once the row is accepted');
+        await until('the rest to be carried once the row is accepted', async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 10_000);
     });
 
     it('deletions while the mover carries rows leave no deleted event behind and every other one once', async () => {
@@ -175,7 +176,7 @@ describe.runIf(pgCoreRuns)('PostgreSQL backend: the inbox', () => {
             deletions.push(s.events.deleteEvents(ids));
         }
         await Promise.all(deletions);
-        await eventually(async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 10_000, 'the inbox to empty');
+        await until('the inbox to empty', async () => ((await inboxCount(pg_, url)) === 0 ? true : undefined), 10_000);
         const gone = new Set(doomed);
         const rows = await pg_.sql(url, 'SELECT id FROM events_all ORDER BY seq');
         assert.deepEqual(rows.map((r) => r.id), list.map((e) => e.id).filter((id) => !gone.has(id)));

@@ -25,7 +25,7 @@ async function runningSearches(twins: TwinStores): Promise<number> {
 describe.runIf(pgQueryTestsRun)('PostgreSQL GET /logs query errors: time limit, cancel, unusable cursor, database away', () => {
     let twins: TwinStores;
     beforeAll(async () => {
-        twins = await openTwinStores(differentialEvents(400));
+        twins = await openTwinStores(differentialEvents(400), 'own');
         await twins.pool.query(`UPDATE bodies SET text = repeat('abc order ', 50000) WHERE text IS NOT NULL`);
         // Request headers of ~256 KB each: a search of them (not a body search) is slow too.
         await twins.pool.query(`UPDATE events SET headers = '{"x":"' || repeat(md5(seq::text), 8000) || '"}'`);

@@ -11,7 +11,7 @@ import { migrate } from '../../src/storage/pg/schema.js';
 import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { prepareReader } from '../../src/storage/sqlite/schema.js';
 import type { NewEvent } from '../../src/storage/types.js';
-import { pgTestsCanRun, startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgServerFor, pgTestsCanRun, type PgServer, type PgServerKind } from '../helpers/pg-server.js';
 
 /** Whether the PostgreSQL query tests can run; without the package they skip loudly, and fail in CI. */
 export const pgQueryTestsRun = pgTestsCanRun('the PostgreSQL query tests');
@@ -62,9 +62,9 @@ export interface TwinStores {
     close(): Promise<void>;
 }
 
-/** Starts a server (fsync off), creates and migrates a database, and loads `events` into both backends. */
-export async function openTwinStores(events: readonly NewEvent[]): Promise<TwinStores> {
-    const server = await startPgServer({ fast: true });
+/** Takes a server (`own` when a test pauses it), creates and migrates a database, and loads `events` into both backends. */
+export async function openTwinStores(events: readonly NewEvent[], kind: PgServerKind = 'shared'): Promise<TwinStores> {
+    const server = await pgServerFor(kind);
     const pool = new pg.Pool({ connectionString: await server.createDatabase('query'), max: 6, connectionTimeoutMillis: 2000 });
     pool.on('error', () => undefined);
     await migrate(pool);

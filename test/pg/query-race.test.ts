@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { parseLogsQuery } from '../../src/http/parse-logs-query.js';
 import { runPgQuery } from '../../src/storage/pg/query/run.js';
 import { migrate } from '../../src/storage/pg/schema.js';
-import { startPgServer, type PgServer } from '../helpers/pg-server.js';
+import { pgServerFor, type PgServer } from '../helpers/pg-server.js';
 import { pgQueryTestsRun } from './query-fixture.js';
 
 // The planner's plan and the in-memory sort run at once on two connections (query/run.ts, race).
@@ -54,7 +54,8 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL queries: the planner\'s plan and the
     let admin: pg.Pool;
 
     beforeAll(async () => {
-        server = await startPgServer({ fast: true });
+        // A server of its own: the races below are decided in milliseconds, undisturbed by other files' databases.
+        server = await pgServerFor('own');
         url = await server.createDatabase('race');
         admin = new pg.Pool({ connectionString: url, max: 2 });
         admin.on('error', () => undefined);

@@ -16,7 +16,7 @@ const webhook = (id: string, updatedAt: number, name: string | null = null): Web
 });
 
 describe.skipIf(!pgTestsRun)('PgWebhookStore', () => {
-    const pgx = usePgServer();
+    const pgx = usePgServer('own');
 
     it('creates, gets, lists, updates and deletes webhooks, each as it was stored', async () => {
         const store = new PgWebhookStore(pgx.pool(await pgx.database(WEBHOOK_DDL)));

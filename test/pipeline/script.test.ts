@@ -26,6 +26,10 @@ switch (req.headers['x-case']) {
     event.tag = 'vip';
     break;
   case 'bad-status': event.statusCode = 42; break;
+  case 'framing':
+    event.responseBody = 'four';
+    event.responseHeaders = { 'Content-Length': '2', 'transfer-encoding': 'gzip', 'Service-Worker-Allowed': '/', 'x-content-type-options': 'sniff', 'X-Script': 'yes' };
+    break;
   case 'tamper':
     for (let i = 0; i < 500; i++) globalThis.$lines.push(['info', 'x'.repeat(5000)]);
     globalThis.$lines.push({ not: 'a line' }, ['error', 42]);
@@ -116,6 +120,19 @@ describe('customScript in isolated-vm', () => {
         const { res, entry } = await capture(svc, 'x', { 'x-case': 'bad-status' });
         assert.equal(res.status, 200);
         assert.match(String(entry.meta?.scriptError), /statusCode must be an integer 200-599/);
+    });
+
+    it('drops a framing or service-worker header a script sets on the answer, says why, and keeps the inert headers', async () => {
+        const { res, text, entry } = await capture(svc, 'x', { 'x-case': 'framing' });
+        assert.equal(text, 'four');
+        assert.equal(res.headers.get('content-length'), '4');
+        assert.equal(res.headers.get('transfer-encoding'), null);
+        assert.equal(res.headers.get('service-worker-allowed'), null);
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+        assert.equal(res.headers.get('x-script'), 'yes');
+        for (const name of ['Content-Length', 'transfer-encoding', 'Service-Worker-Allowed']) {
+            assert.ok(String(entry.meta?.scriptError).includes(`event.responseHeaders.${name} `), `${name} named in ${String(entry.meta?.scriptError)}`);
+        }
     });
 });
 

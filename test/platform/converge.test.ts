@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { removeDir, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { openRawSse, type RawSse } from '../stream/sse-client.js';
 import { send, type Payload } from './sim/payloads.js';
 import { startRun, type PlatformRun } from './sim/run.js';
@@ -101,7 +102,7 @@ describe('two Standby runs alive at once converge through the named dataset', ()
             await new Promise((res) => setTimeout(res, 150));
         }
         const all = captures.map((c) => c.requestId);
-        await waitFor(async () => (listedAt.every((m) => all.every((id) => m.has(id))) && streamedAt.every((m) => all.every((id) => m.has(id))) ? true : undefined), { timeoutMs: 30_000, what: 'both runs to list and stream all 16' });
+        await until('both runs to list and stream all 16', async () => (listedAt.every((m) => all.every((id) => m.has(id))) && streamedAt.every((m) => all.every((id) => m.has(id))) ? true : undefined), { timeoutMs: 30_000 });
         const capturePhase = { requests: sim.requests.slice(started), ms: Date.now() - startedAt };
         // A few more rounds: nothing may arrive twice later.
         await new Promise((res) => setTimeout(res, 3000));

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { waitFor, type ServiceProcess } from '../helpers/process.js';
+import { type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { send, type Payload } from './sim/payloads.js';
 import { startRun, type PlatformRun } from './sim/run.js';
 import type { StalledRequest } from './sim/server.js';
@@ -67,11 +68,11 @@ describe('every Apify API call has a total deadline', () => {
             const actorId = `simDeadline${kind}01`;
             const { svc, hook, run } = await start(actorId);
             const before = await capture(svc, hook, 3, 0);
-            await waitFor(async () => (everyInBoth(run, actorId, before) ? true : undefined), { timeoutMs: 30_000, what: 'the first events exported' });
+            await until('the first events exported', async () => (everyInBoth(run, actorId, before) ? true : undefined), { timeoutMs: 30_000 });
 
             const rule = platform.sim.faults.inject({ method: 'POST', path: PUSH, statuses: [kind], every: 1, times: Infinity });
             const during = await capture(svc, hook, 10, 3);
-            const closed = await waitFor(async () => gaveUpAndRetried(kind), { timeoutMs: 60_000, what: `a ${kind}ing push aborted and tried again` });
+            const closed = await until(`a ${kind}ing push aborted and tried again`, async () => gaveUpAndRetried(kind), { timeoutMs: 60_000 });
             // Meanwhile the service answers captures and queries as usual.
             const more = await capture(svc, hook, 5, 13);
             const listed = new Set((await listEvents(svc, AUTH_KEY)).map((e) => e.requestId));
@@ -90,10 +91,10 @@ describe('every Apify API call has a total deadline', () => {
 
             platform.sim.faults.clear();
             const all = [...before, ...during, ...more];
-            await waitFor(async () => (everyInBoth(run, actorId, all) ? true : undefined), { timeoutMs: 90_000, what: 'every acknowledged event in both datasets' });
+            await until('every acknowledged event in both datasets', async () => (everyInBoth(run, actorId, all) ? true : undefined), { timeoutMs: 90_000 });
             diagnostic(`${kind}: ${rule.seen} pushes held, then all ${all.length} events exported`);
             // Nothing left open: every held request was closed by the service.
-            await waitFor(async () => (platform.sim.stalled.every((s) => s.closedAt !== undefined) ? true : undefined), { timeoutMs: 15_000, what: 'every held request closed' });
+            await until('every held request closed', async () => (platform.sim.stalled.every((s) => s.closedAt !== undefined) ? true : undefined), { timeoutMs: 15_000 });
         });
     }
 
@@ -130,7 +131,7 @@ describe('every Apify API call has a total deadline', () => {
         expect(body.message).toMatch(/payload read/);
         const dripped = platform.sim.stalled.filter((s) => s.kind === 'drip' && /\/records\/payload-/.test(s.path));
         expect(dripped).toHaveLength(1);
-        await waitFor(async () => (dripped[0]!.closedAt !== undefined ? true : undefined), { what: 'the dripping read closed' });
+        await until('the dripping read closed', async () => (dripped[0]!.closedAt !== undefined ? true : undefined));
         expect(dripped[0]!.closedAt! - dripped[0]!.arrivedAt).toBeLessThan(DEADLINE_MS + SLACK_MS);
         expect(dripped[0]!.dripped).toBeGreaterThanOrEqual(2);
         const again = await payloadBytes(fresh, logId, AUTH_KEY);

@@ -28,3 +28,13 @@ export function runtimeCommand(stages = dockerStages()): string[] {
     if (!cmd) throw new Error('the Dockerfile has no CMD in its last stage');
     return JSON.parse(cmd.slice(4)) as string[];
 }
+
+/** The last stage's `ENV name=value` settings, e.g. `{ NODE_ENV: 'production' }`. */
+export function runtimeEnv(stages = dockerStages()): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const line of stages[stages.length - 1]!) {
+        const m = /^ENV (\w+)=(\S*)$/.exec(line.trim());
+        if (m) env[m[1]!] = m[2]!;
+    }
+    return env;
+}

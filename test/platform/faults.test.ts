@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { waitFor, type ServiceProcess } from '../helpers/process.js';
+import { type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { send, type Sent } from './sim/payloads.js';
 import { startRun } from './sim/run.js';
 import { payloadBytes, simulatedPlatform, startContainer, waitForEvents } from './sim/service.js';
@@ -34,7 +35,7 @@ describe('injected 429/5xx from the Apify API', () => {
             sent.push({ payload, requestId: answer.requestId });
         }
         const history = () => platform.sim.state.datasetByName(`webhook-debugger-actor-${ACTOR}`).items;
-        await waitFor(async () => (sent.every((s) => history().some((i) => i.requestId === s.requestId)) ? true : undefined), { timeoutMs: 40_000, what: 'every event in the dataset despite faults' });
+        await until('every event in the dataset despite faults', async () => (sent.every((s) => history().some((i) => i.requestId === s.requestId)) ? true : undefined), { timeoutMs: 40_000 });
         await svc.stop();
         diagnostic(`faults answered: ${JSON.stringify([...platform.sim.faults.answered])}; pushes failed ${pushes.failed} of ${pushes.seen}`);
         expect(pushes.failed).toBeGreaterThan(0);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor, type Exit } from '../helpers/process.js';
-import { runtimeCommand, runtimeCopies } from './dockerfile.js';
+import { type Exit } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
+import { runtimeCommand, runtimeCopies, runtimeEnv } from './dockerfile.js';
 
 // The image's runtime stage, rebuilt on disk: what the Dockerfile copies from the builder, with
 // dev dependencies pruned as the builder prunes them, and every file newer than dist/ (file times
@@ -52,7 +53,8 @@ function buildRuntimeTree(into: string): void {
 function run(argv: string[]): { pid: number; exited: Promise<Exit>; output: () => string; kill: (s: NodeJS.Signals) => void } {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(APIFY_|ACTOR_|CRAWLEE_|npm_)|^INPUT$|^NODE_OPTIONS$/.test(name)) env[name] = value;
-    Object.assign(env, { NODE_ENV: 'production', ACTOR_MEMORY_MBYTES: '512', ACTOR_WEB_SERVER_PORT: '0', INPUT: JSON.stringify({ rateLimitPerMinute: 0 }) });
+    // The image's own ENV lines (NODE_ENV, LISTEN_HOST, …), then what the platform sets.
+    Object.assign(env, runtimeEnv(), { NODE_ENV: 'production', ACTOR_MEMORY_MBYTES: '512', ACTOR_WEB_SERVER_PORT: '0', INPUT: JSON.stringify({ rateLimitPerMinute: 0 }) });
     const child = spawn(argv[0]!, argv.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
@@ -89,13 +91,15 @@ describe('the image starts with node itself, from a pruned tree where every file
         const svc = run(cmd);
         const died = svc.exited.then((e) => Promise.reject(new Error(`exited with ${JSON.stringify(e)}\n${svc.output()}`)));
         died.catch(() => undefined);
-        const port = await Promise.race([died, waitFor(async () => /listening on port (\d+)/.exec(svc.output())?.[1], { timeoutMs: 45_000, what: 'the port line' })]);
-        const ready = await Promise.race([died, waitFor(async () => {
+        const port = await Promise.race([died, until('the port line', async () => /listening on port (\d+)/.exec(svc.output())?.[1], { timeoutMs: 45_000 })]);
+        const ready = await Promise.race([died, until('GET /ready → 200', async () => {
             const res = await fetch(`http://127.0.0.1:${port}/ready`);
             await res.body?.cancel();
             return res.status === 200 ? res.status : undefined;
-        }, { timeoutMs: 30_000, what: 'GET /ready → 200' })]);
+        }, { timeoutMs: 30_000 })]);
         expect(ready).toBe(200);
+        // Without a key, only LISTEN_HOST keeps the image reachable through its published port.
+        expect(svc.output()).toMatch(/listening on port \d+ at (::|0\.0\.0\.0)(?![\d:])/);
         // The pid we spawned (sh) was replaced by node running the service, with the heap for 512 MB.
         const argv = readFileSync(`/proc/${svc.pid}/cmdline`, 'utf8').split('\0');
         expect(argv).toContain('dist/main.js');

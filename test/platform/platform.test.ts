@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
-import { removeDir, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { removeDir, type ServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { payloadsOfEveryKind, send, type Payload, type Sent } from './sim/payloads.js';
 import { startRun, type PlatformRun } from './sim/run.js';
 import { ApifySim } from './sim/server.js';
@@ -56,7 +57,7 @@ describe('on the Apify platform (simulated API, real SDK, real process)', () => 
         }
         // Each batch goes to the named dataset and to the run's own: two pushes, either may land first.
         const runDataset = () => sim.state.datasets.get(first.run.defaultDatasetId)!.items;
-        await waitFor(async () => (history().length >= sent.length && runDataset().length >= sent.length ? true : undefined), { what: 'the export to both datasets' });
+        await until('the export to both datasets', async () => (history().length >= sent.length && runDataset().length >= sent.length ? true : undefined));
         const exported = new Set(history().map((i) => i.requestId));
         for (const s of sent) expect(exported.has(s.requestId), s.payload.name).toBe(true);
         // The platform validated every push against .actor/dataset_schema.json and refused none.
@@ -134,7 +135,7 @@ describe('on the Apify platform (simulated API, real SDK, real process)', () => 
         const large = sent.find((s) => s.payload.name === 'large json')!;
         const got = await payloadBytes(svc, byRequest.get(large.requestId)!, AUTH_KEY);
         assert.ok(got.bytes.equals(large.payload.bytes), 'a payload offloaded by the first run reads back byte-exact');
-        await waitFor(async () => (sim.state.datasets.get(second.run.defaultDatasetId)!.items.length === 2 ? true : undefined), { what: 'the new run’s own dataset' });
+        await until('the new run’s own dataset', async () => (sim.state.datasets.get(second.run.defaultDatasetId)!.items.length === 2 ? true : undefined));
         // Restored history is not exported again: the new run's dataset holds only its own two events.
         expect((await listEvents(svc, AUTH_KEY)).length).toBe(sent.length + 2);
     });

@@ -9,6 +9,7 @@ import { SqliteEventStore } from '../../src/storage/sqlite/event-store.js';
 import { QueryPool, type QueryPoolOptions } from '../../src/storage/sqlite/query-pool.js';
 import type { NewEvent } from '../../src/storage/types.js';
 import { storedEvent, T0 } from './seed.js';
+import { until } from '../helpers/until.js';
 
 // 160 bodies of 256 KB: with slices of one event, a pass over them is 160 slices of real work.
 const EVENTS = 160;
@@ -19,15 +20,6 @@ const q = (qs: string) => parseLogsQuery(new URLSearchParams(qs));
 // An absent term, in an order no index gives: only a full pass over every body can answer it.
 const SCAN = 'cursor=&body=no-such-term&sort=userAgent:asc&limit=10';
 const NEWEST = 'cursor=&limit=1';
-
-/** Resolves once `check` holds, polling every event-loop turn (fails after 10 s). */
-async function until(check: () => boolean, what: string): Promise<void> {
-    const started = Date.now();
-    while (!check()) {
-        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setImmediate(r));
-    }
-}
 
 const appError = (status: number, pattern: RegExp) => (error: unknown): boolean => {
     assert.ok(error instanceof AppError, String(error));
@@ -83,12 +75,12 @@ describe('query pool bounds: queue, time limit, cancellation', () => {
         const p = pool({ timeoutMs: 40 });
         // Warm both workers up (a worker's first query also waits for it to boot, which may take longer).
         for (let ready = 0; ready < 2;) ready = (await Promise.allSettled([p.run(q(NEWEST)), p.run(q(NEWEST))])).filter((r) => r.status === 'fulfilled').length;
-        await until(() => p.pending === 0, 'the warm-up to finish');
+        await until('the warm-up to finish', () => p.pending === 0, { timeoutMs: 10_000, intervalMs: 0 });
         const before = { ...p.stats };
         await assert.rejects(p.run(q(SCAN)), appError(504, /did not finish within the 0\.04 s time limit/));
         assert.equal(p.stats.timedOut, before.timedOut + 1);
         // Both halves of the pass come back stopped, not finished.
-        await until(() => p.pending === 0, 'the workers to answer');
+        await until('the workers to answer', () => p.pending === 0, { timeoutMs: 10_000, intervalMs: 0 });
         assert.equal(p.stats.stoppedEarly, before.stoppedEarly + 2);
         const ok = await pool({ timeoutMs: 0 }).run(q(SCAN));
         assert.deepEqual(ok.items, [], 'the same query completes without a limit (it was the limit that stopped it)');
@@ -99,10 +91,10 @@ describe('query pool bounds: queue, time limit, cancellation', () => {
         const controller = new AbortController();
         const running = p.run(q(SCAN), controller.signal);
         // Wait until both halves of the pass are out to the workers, then leave.
-        await until(() => p.pending === 2, 'the pass to be split over both workers');
+        await until('the pass to be split over both workers', () => p.pending === 2, { timeoutMs: 10_000, intervalMs: 0 });
         controller.abort();
         await assert.rejects(running, appError(499, /cancelled/));
-        await until(() => p.pending === 0, 'the workers to answer');
+        await until('the workers to answer', () => p.pending === 0, { timeoutMs: 10_000, intervalMs: 0 });
         assert.equal(p.stats.cancelled, 1);
         assert.equal(p.stats.stoppedEarly, 2, 'both workers stopped their half before its end');
         assert.equal((await p.run(q(NEWEST))).items[0]?.id, `e${String(EVENTS - 1).padStart(4, "0")}`, 'the pool still serves');
@@ -111,7 +103,7 @@ describe('query pool bounds: queue, time limit, cancellation', () => {
     it('answers a quick page while the pass of a search is running on the same workers', async () => {
         const p = pool({ timeoutMs: 0 });
         const scan = p.run(q(SCAN));
-        await until(() => p.pending === 2, 'the pass to start');
+        await until('the pass to start', () => p.pending === 2, { timeoutMs: 10_000, intervalMs: 0 });
         let scanDone = false;
         void scan.then(() => (scanDone = true));
         const quick = await p.run(q(NEWEST));

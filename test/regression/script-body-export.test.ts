@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { waitFor } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 import { json, startTestService } from '../helpers/service.js';
 
 // Regression: when a customScript rewrote the stored body into one too large for a dataset item,
@@ -21,7 +21,7 @@ describe('regression: exporting a script-rewritten body too large for the datase
             const id = items[0]!.id;
             // The export runs in the background: wait for it (the drain at stop is bounded in time, and
             // a loaded host can take longer to serialize a 9.6 MB item), then stop.
-            await waitFor(async () => ((await json<{ sync: { outboxBacklog: number } }>(await svc.fetch('/system/metrics'))).sync.outboxBacklog === 0 ? true : undefined), { timeoutMs: 60_000, what: 'the outbox exported' });
+            await until('the outbox exported', async () => ((await json<{ sync: { outboxBacklog: number } }>(await svc.fetch('/system/metrics'))).sync.outboxBacklog === 0 ? true : undefined), { timeoutMs: 60_000 });
             await svc.close({ keepDir: true });
             const folder = join(svc.dir, 'datasets', 'default');
             const files = (await readdir(folder)).filter((f) => f.endsWith('.json'));

@@ -83,12 +83,3 @@ export async function startBadPeer(behaviour: PeerBehaviour, everyMs = 100): Pro
         });
     return peer;
 }
-
-/** Waits until `check` holds, polling every 20 ms, up to `timeoutMs`. */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 20));
-    }
-}

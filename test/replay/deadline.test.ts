@@ -4,8 +4,9 @@ import { DeliveryError, sendOnce, type TargetResponse } from '../../src/delivery
 import type { ForwardOutcome } from '../../src/storage/types.js';
 import { rawRequest } from '../helpers/http.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
-import { eventually, startBadPeer, type BadPeer, type PeerBehaviour } from './bad-peers.js';
+import { startBadPeer, type BadPeer, type PeerBehaviour } from './bad-peers.js';
 import { startReceiver } from './receiver.js';
+import { until } from '../helpers/until.js';
 
 // Issue 22 item 3: a replay with method CONNECT to a target answering `200 Connection Established`
 // never got an answer (Node emits `connect`, not `response`, and send.ts had no deadline of its own).
@@ -45,7 +46,7 @@ describe('every send has a total deadline, however the peer behaves', () => {
             expect(out.ms).toBeGreaterThanOrEqual(DEADLINE - 50);
             expect(out.ms).toBeLessThan(DEADLINE + SLACK);
             expect(peer.received).toBeGreaterThan(0);
-            await eventually(() => peer.closed === peer.accepted, 'the peer connection to close');
+            await until('the peer connection to close', () => peer.closed === peer.accepted);
         });
     }
 
@@ -54,7 +55,7 @@ describe('every send has a total deadline, however the peer behaves', () => {
         const out = await timed(() => sendOnce(target(peer), { method: 'CONNECT', headers: {} }, 30_000));
         expect(out.value).toEqual({ statusCode: 200, body: '', truncated: false });
         expect(out.ms).toBeLessThan(SLACK);
-        await eventually(() => peer.accepted === 1 && peer.closed === 1, 'the tunnel to close');
+        await until('the tunnel to close', () => peer.accepted === 1 && peer.closed === 1);
     });
 
     it('a peer that drips its body a byte at a time is cut at the deadline: the status counts as the answer, the body is what arrived, marked truncated', async () => {
@@ -66,7 +67,7 @@ describe('every send has a total deadline, however the peer behaves', () => {
         expect(answer.body).toMatch(/^b*$/);
         expect(answer.body.length).toBeLessThan(10_000);
         expect(out.ms).toBeLessThan(DEADLINE + SLACK);
-        await eventually(() => peer.closed === peer.accepted, 'the peer connection to close');
+        await until('the peer connection to close', () => peer.closed === peer.accepted);
     });
 
     it('an upload the peer never reads is cut at the deadline, and the body stream is destroyed', async () => {
@@ -82,7 +83,7 @@ describe('every send has a total deadline, however the peer behaves', () => {
         const out = await timed(() => sendOnce(target(peer), { method: 'POST', headers: { 'Content-Length': String(64 * 1024 * 1024) }, body }, DEADLINE));
         expect((out.error as DeliveryError).kind).toBe('timeout');
         expect(out.ms).toBeLessThan(DEADLINE + SLACK);
-        await eventually(() => body.destroyed, 'the body stream to be destroyed');
+        await until('the body stream to be destroyed', () => body.destroyed);
         expect(produced).toBeLessThan(64 * 1024 * 1024);
     });
 });
@@ -97,7 +98,7 @@ describe('replay and forward through the service keep the deadline', () => {
         return items[0].id;
     };
     const replay = (id: string, url: string, edit?: unknown) =>
-        svc.fetch(`/replay/${svc.webhookId}/${id}?url=${encodeURIComponent(url)}`, { method: 'POST', ...(edit === undefined ? {} : { body: JSON.stringify(edit) }) });
+        svc.fetch(`/replay/${svc.webhookId}/${id}?url=${encodeURIComponent(url)}`, { method: 'POST', ...(edit === undefined ? {} : { body: JSON.stringify(edit), headers: { 'content-type': 'application/json' } }) });
 
     beforeAll(async () => {
         svc = await startTestService({ input: { rateLimitPerMinute: 0, replayTimeoutMs: DEADLINE, replayMaxRetries: 2 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
@@ -213,7 +214,7 @@ describe('a header no request can carry', () => {
         expect(receiver.requests).toHaveLength(0);
         // No retries: well under one backoff of the schedule (200 ms) plus a second attempt.
         expect(out.ms).toBeLessThan(SLACK);
-        const fixed = await svc3.fetch(url, { method: 'POST', body: JSON.stringify({ headers: { 'x-bad': null } }) });
+        const fixed = await svc3.fetch(url, { method: 'POST', body: JSON.stringify({ headers: { 'x-bad': null } }), headers: { 'content-type': 'application/json' } });
         expect(fixed.status).toBe(200);
         expect(receiver.requests).toHaveLength(1);
         expect(receiver.requests[0]!.body.toString()).toBe('hi');

@@ -6,6 +6,8 @@ import { startReceiver, type Receiver } from './receiver.js';
 let svc: TestService;
 let target: Receiver;
 
+/** A replay edit is JSON, and says so (the API refuses other bodies with 415). */
+const JSON_TYPE = { 'content-type': 'application/json' };
 const replayUrl = (logId: string, url: string | null, webhookId = svc.webhookId): string =>
     `/replay/${webhookId}/${encodeURIComponent(logId)}${url === null ? '' : `?url=${encodeURIComponent(url)}`}`;
 
@@ -164,16 +166,16 @@ describe('POST /replay/:webhookId/:itemId', () => {
         expect(got.headers.authorization).toBe('Bearer typed');
         expect(got.headers['x-added']).toBe('yes');
 
-        const asText = await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: JSON.stringify({ body: 'plain ✓' }) });
+        const asText = await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: JSON.stringify({ body: 'plain ✓' }), headers: JSON_TYPE });
         expect(asText.status).toBe(200);
         expect(target.requests.at(-1)!.body.toString('utf8')).toBe('plain ✓');
         expect(target.requests.at(-1)!.headers['content-type']).toBe('text/plain');
 
         for (const bad of ['not json', '[1]', '{"body": 5}', '{"headers": {"x": 1}}', '{"method": "GE T"}', '{"bogus": 1}', '{"headers": {"Content-Length": "5"}}']) {
-            const r = await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: bad });
+            const r = await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: bad, headers: JSON_TYPE });
             expect(r.status, bad).toBe(400);
         }
-        expect((await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: '{"resign": true}' })).status).toBe(400);
+        expect((await svc.fetch(replayUrl(logId, target.url), { method: 'POST', body: '{"resign": true}', headers: JSON_TYPE })).status).toBe(400);
     });
 });
 

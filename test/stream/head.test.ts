@@ -40,7 +40,7 @@ describe('HEAD /log-stream', () => {
         await expect.poll(liveClients).toBe(0);
 
         // A pipelined request after the HEAD is answered only if the HEAD answer ended.
-        const out = await raw('HEAD /log-stream HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        const out = await raw('HEAD /log-stream HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
         expect(out.closed).toBe(true);
         const [head, rest] = [out.text.slice(0, out.text.indexOf('\r\n\r\n')), out.text.slice(out.text.indexOf('\r\n\r\n') + 4)];
         expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openRawSse, openStalledSse, type RawSse } from './sse-client.js';
+import { until } from '../helpers/until.js';
 
 let svc: TestService;
 
@@ -11,14 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
     await svc?.close();
 });
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 5));
-    }
-}
 
 describe('GET /log-stream client limits', () => {
     it('serves 100 clients, answers the 101st with the 503 JSON of the spec, and a disconnect frees its slot at once', async () => {
@@ -35,7 +28,7 @@ describe('GET /log-stream client limits', () => {
             expect(JSON.parse(refused!.body)).toMatchObject({ status: 503, error: 'Service Unavailable', message: expect.stringMatching(/maximum concurrent SSE client limit reached/i) });
 
             clients.shift()!.close();
-            await waitFor(() => svc.deps.live.size === 99, 'the slot to be freed', 1000);
+            await until('the slot to be freed', () => svc.deps.live.size === 99, { timeoutMs: 1000, intervalMs: 5 });
             clients.push(await openRawSse(`${svc.url}/log-stream`));
             expect(svc.deps.live.size).toBe(100);
             // Every one of them still gets the next capture.
@@ -44,14 +37,14 @@ describe('GET /log-stream client limits', () => {
         } finally {
             clients.forEach((c) => c.close());
         }
-        await waitFor(() => svc.deps.live.size === 0, 'all slots to be freed');
+        await until('all slots to be freed', () => svc.deps.live.size === 0, { intervalMs: 5 });
     });
 
     it('a stalled reader is dropped past its buffer, while capture and a healthy client carry on', async () => {
         const healthy = await openRawSse(`${svc.url}/log-stream`);
         const stalled = await openStalledSse(svc.url);
         try {
-            await waitFor(() => svc.deps.live.size === 2, 'both clients to connect');
+            await until('both clients to connect', () => svc.deps.live.size === 2, { intervalMs: 5 });
             const droppedBefore = svc.deps.live.dropped;
             const body = JSON.stringify({ pad: 'y'.repeat(60_000) });
             let n = 0;

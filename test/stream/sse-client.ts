@@ -27,7 +27,8 @@ export interface RawSse {
 export async function openStalledSse(url: string): Promise<Socket> {
     const socket = connect(Number(new URL(url).port), '127.0.0.1');
     await new Promise<void>((r) => socket.once('connect', () => r()));
-    socket.write('GET /log-stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+    // A loopback Host: without a key, management answers only under this machine's own names.
+    socket.write('GET /log-stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
     socket.pause();
     return socket;
 }

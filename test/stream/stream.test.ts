@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgPass } from '../helpers/pg-pass.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { openRawSse, type RawSse } from './sse-client.js';
+import { until } from '../helpers/until.js';
 
 let svc: TestService;
 
@@ -83,8 +84,7 @@ describe('GET /log-stream clients', () => {
             const other = svc.deps.webhooks.active()[1]!.id;
             const a = await capture('{"n":1}');
             const b = await capture('{"n":2}', other);
-            const deadline = Date.now() + 5000;
-            while (got.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+            await until('both captures streamed', () => got.length >= 2, { intervalMs: 10 });
             expect(got.map((e) => e.lastEventId)).toEqual([a, b]);
             expect(got.map((e) => (JSON.parse(e.data as string) as { webhookId: string }).webhookId)).toEqual([svc.webhookId, other]);
         } finally {
@@ -99,13 +99,12 @@ describe('GET /log-stream clients', () => {
         try {
             await new Promise<void>((resolve) => (es.onopen = () => resolve()));
             const first = await capture('{"before":1}');
-            while (!got.includes(first)) await new Promise((r) => setTimeout(r, 10));
+            await until('the first capture streamed', () => got.includes(first), { intervalMs: 10 });
             svc.server.closeAllConnections();
             // Let the test's own pooled fetch connections notice the close before the next capture.
             await new Promise((r) => setTimeout(r, 100));
             const missed = [await capture('{"missed":1}'), await capture('{"missed":2}')];
-            const deadline = Date.now() + 10_000;
-            while (!missed.every((id) => got.includes(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+            await until('the missed captures streamed after the reconnect', () => missed.every((id) => got.includes(id)), 10_000);
             expect(got).toEqual([first, ...missed]);
         } finally {
             es.close();

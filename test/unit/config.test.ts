@@ -88,6 +88,13 @@ describe('environment', () => {
         assert.equal(readEnv({ APIFY_IS_AT_HOME: '1' }).trustProxyHops, 1, 'one proxy hop is trusted on the platform');
     });
 
+    it('reads LISTEN_HOST as given (unset when empty), and stops the start on a value that is no address or name', () => {
+        assert.equal(readEnv({}).listenHost, undefined);
+        assert.equal(readEnv({ LISTEN_HOST: '' }).listenHost, undefined);
+        for (const host of ['0.0.0.0', '::', '192.168.1.5', 'fd00::2', 'localhost', 'my-box.lan']) assert.equal(readEnv({ LISTEN_HOST: host }).listenHost, host);
+        for (const bad of ['0.0.0.0:8080', 'http://0.0.0.0', 'a b', '-x']) assert.throws(() => readEnv({ LISTEN_HOST: bad }), /LISTEN_HOST/, bad);
+    });
+
     it('accepts exactly the SSRF_ALLOWLIST entries the SSRF guard parses', () => {
         const parses = (entry: string): boolean => {
             try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedQuery } from '../../src/ingest/record.js';
 import { CredentialRule, maskUrl } from '../../src/lib/credentials.js';
 
 const M = '%5BREDACTED%5D';
@@ -21,6 +22,16 @@ describe('maskUrl keeps every byte but the masked values', () => {
         // Everything after the first `?` is the query, as the request listener reads it: `#` too.
         ['/w?a=1#x&token=t', withKey, `/w?a=1#x&token=${M}`],
         ['http://host:1/w?key=s3cr%2Fet&z=9', withKey, `http://host:1/w?key=${M}&z=9`],
+        // A path segment holding our key goes whole, as sent or percent-decoded (either hex case); a key
+        // holding `/` takes each segment it spans. The other segments and a malformed escape stay.
+        ['/webhook/a/p1/xs3cr%2Fety/tail', withKey, `/webhook/a/p1/${M}/tail`],
+        ['/webhook/a/s3cr/et/tail?n=1', withKey, `/webhook/a/${M}/${M}/tail?n=1`],
+        ['/webhook/a/%73%33%63%72%2f%65%74/%zz', withKey, `/webhook/a/${M}/%zz`],
+        ['/webhook/a/%73%33%63%72/%65%74', withKey, `/webhook/a/${M}/${M}`],
+        ['/webhook/a/s3cr%2Fet', noKey, '/webhook/a/s3cr%2Fet'],
+        ['/webhook/a/s3cr', withKey, '/webhook/a/s3cr'],
+        // Raw query pieces too: `%4AB12` decodes to `JB12`, but its bytes as sent hold the key.
+        ['/w?x=%4AB12&%4AB12=1&y=%4A', new CredentialRule('AB12'), `/w?x=${M}&${M}=${M}&y=%4A`],
     ];
     for (const [url, rule, expected] of cases) {
         it(url, () => expect(maskUrl(url, rule)).toBe(expected));
@@ -34,5 +45,18 @@ describe('CredentialRule', () => {
         expect(withKey.header('authorization', 'Bearer s3cr/et', false)).toBe(true);
         expect(withKey.header('x-forwarded', ['a', 'b s3cr/et'], false)).toBe(true);
         expect(noKey.header('x-note', 's3cr/et', false)).toBe(false);
+    });
+
+    it('masks in the stored query a parameter whose bytes as sent hold our key, though decoded they do not', () => {
+        const rule = new CredentialRule('AB12');
+        const raw = 'x=%4AB12&&n=1&%4AB12=2';
+        expect(storedQuery(new URLSearchParams(raw), rule, raw)).toEqual({ x: '[REDACTED]', n: '1', '[REDACTED]': '[REDACTED]' });
+        expect(storedQuery(new URLSearchParams(raw), rule)).toEqual({ x: 'JB12', n: '1', JB12: '2' });
+    });
+
+    it('finds our key in a header value percent-encoded, in either hex case, and past a malformed escape', () => {
+        expect(withKey.header('referer', 'http://h/p?q=s3cr%2fet', false)).toBe(true);
+        expect(withKey.header('x-note', '%zz %73%33%63%72%2F%65%74', false)).toBe(true);
+        expect(withKey.header('x-note', '%73%33%63%72', false)).toBe(false);
     });
 });

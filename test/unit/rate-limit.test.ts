@@ -79,6 +79,25 @@ describe('RateLimiter', () => {
         assert.ok(limiter.hit(clientRateKey('2001:db8:7:8::1')).allowed, 'the next /64 is another client');
     });
 
+    it('peek tells whether one more request would pass without counting it, overflow keys included', () => {
+        const clock = new ManualClock();
+        const limiter = new RateLimiter(2, MINUTE, clock, { maxKeys: 1 });
+        for (let i = 0; i < 5; i++) assert.deepEqual(limiter.peek('a'), { ...limiter.peek('a'), allowed: true, remaining: 2 });
+        assert.equal(limiter.trackedKeys, 0, 'peeking tracks nothing');
+        limiter.hit('a');
+        assert.equal(limiter.peek('a').allowed, true);
+        limiter.hit('a');
+        const spent = limiter.peek('a');
+        assert.deepEqual({ allowed: spent.allowed, remaining: spent.remaining, retryAfter: spent.retryAfter }, { allowed: false, remaining: 0, retryAfter: 60 });
+        // The table is full: a new key shares the overflow allowance, and peek reads that.
+        assert.equal(limiter.peek('b').allowed, true);
+        limiter.hit('b');
+        limiter.hit('c');
+        assert.equal(limiter.peek('d').allowed, false, 'the overflow allowance is spent');
+        clock.advance(MINUTE);
+        assert.equal(limiter.peek('a').allowed, true, 'a new window');
+    });
+
     it('with limit 0 allows everything and tracks nothing', () => {
         const limiter = new RateLimiter(0, MINUTE, new ManualClock());
         for (let n = 0; n < 10_000; n++) assert.ok(limiter.hit(`k${n}`).allowed);

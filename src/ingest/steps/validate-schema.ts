@@ -1,11 +1,11 @@
-import { AppError } from '../../errors.js';
+import { validationError, type AppError } from '../../errors.js';
 import { compileJsonSchema } from '../../lib/json-schema.js';
 import { jsonBody, type IngestContext, type Step } from '../context.js';
 
 /** Methods that normally carry no body: an empty one is not checked against the schema. */
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
-const mismatch = (details: { path: string; message: string }[]): AppError => new AppError(400, 'Payload does not match the JSON Schema', { details });
+const mismatch = (details: { path: string; message: string }[]): AppError => validationError('Payload does not match the JSON Schema', details);
 
 /** The body as a JSON value, whatever parsing decided to store; undefined when it is not JSON. */
 function valueOf(ctx: IngestContext): unknown {

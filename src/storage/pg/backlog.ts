@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { BacklogItem } from '../event-store.js';
 import { takePositions } from './insert.js';
-import { claimableBy } from './instances.js';
+import { claimableBy, type ClaimRule } from './instances.js';
 import { rows, transaction } from './pool.js';
 import type { GroupWriter } from './writer.js';
 
@@ -9,7 +9,7 @@ import type { GroupWriter } from './writer.js';
 const TAKEOVER_EVERY_MS = 1000;
 const TAKEOVER_BATCH = 1000;
 
-const CLAIM = `SELECT seq FROM forward_backlog WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED`;
+const CLAIM = `SELECT seq FROM forward_backlog WHERE ${claimableBy(1, 2, 4)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED`;
 
 const MINE = 'SELECT seq, event_id, exact FROM forward_backlog WHERE owner = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4';
 
@@ -26,8 +26,8 @@ export class PgForwardBacklog {
         private readonly pool: pg.Pool,
         private readonly instanceId: string,
         private readonly writer: GroupWriter,
-        /** Whether this instance may take over the work of instances that stopped beating (instances.ts). */
-        private readonly settled: () => boolean,
+        /** When this instance may take over the work of instances that stopped beating (instances.ts). */
+        private readonly claims: ClaimRule,
     ) {}
 
     /** Up to `limit` of this instance's captures to forward after `afterSeq`, in order (see ForwardBacklog). */
@@ -50,7 +50,7 @@ export class PgForwardBacklog {
     private takeOver(): Promise<void> {
         return this.writer.exclusive(async () => {
             const last = await transaction(this.pool, async (client) => {
-                const claimed = (await client.query<{ seq: number }>(CLAIM, [this.instanceId, this.settled(), TAKEOVER_BATCH])).rows.map((r) => r.seq);
+                const claimed = (await client.query<{ seq: number }>(CLAIM, [this.instanceId, this.claims.settled(), TAKEOVER_BATCH, this.claims.deadAfterS])).rows.map((r) => r.seq);
                 if (claimed.length === 0) return 0;
                 const first = await takePositions(client, claimed.length);
                 await client.query(

@@ -8,7 +8,7 @@ import { EventReads } from './events.js';
 import { PgFeed } from './feed.js';
 import { HealthProbe } from './health.js';
 import { InboxMover } from './inbox.js';
-import { Heartbeat } from './instances.js';
+import { Heartbeat, HEARTBEAT, type HeartbeatTiming } from './instances.js';
 import { PgMeta, pgDurability, pgStats } from './meta.js';
 import { PgOutbox } from './outbox.js';
 import { createPool, isConnectionError, rows } from './pool.js';
@@ -33,6 +33,10 @@ export interface PgStorageOptions {
     queryLimits?: PgQueryLimits;
     /** Rows the inbox may hold before its mover ignores crowded commits (default INBOX_CAP; tests set less). */
     inboxCap?: number;
+    /** How often this instance beats and when a silent one counts as dead (default HEARTBEAT; tests set less). */
+    heartbeat?: Partial<HeartbeatTiming>;
+    /** How often the health probe runs when no call tells (default PROBE_MS, health.ts; tests set more). */
+    probeMs?: number;
 }
 
 /**
@@ -47,7 +51,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
     // holding the main pool never makes ingest wait, the instance look dead, or the probe report the
     // database away.
     const writePool = createPool({ ...options, poolSize: 2 });
-    const heartbeat = new Heartbeat(writePool, instanceId, log);
+    const heartbeat = new Heartbeat(writePool, instanceId, log, { ...HEARTBEAT, ...options.heartbeat });
     const feed = new PgFeed(pool, instanceId, log);
     let durability: StoreStats['durability'];
     let ownBacklogEnd: number;
@@ -64,25 +68,32 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
         await Promise.all([pool.end(), writePool.end()]).catch(() => undefined);
         throw error;
     }
-    const health = new HealthProbe(writePool, log);
-    const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error) => health.failed(error));
+    const health = new HealthProbe(writePool, log, options.probeMs);
+    const writer = new GroupWriter(writePool, instanceId, log, ownBacklogEnd, (error, startedAt) => health.failed(error, startedAt));
     const mover = new InboxMover(pool, log, () => writer.crowded(), options.inboxCap);
-    writer.onCommitted = () => mover.committed();
+    // A committed group reached the database: /ready follows at once, not at the probe's next turn.
+    writer.onCommitted = (startedAt) => {
+        health.succeeded(startedAt);
+        mover.committed();
+    };
     const reads = new EventReads(pool);
     const changes = new EventChanges(pool, writer, instanceId);
-    const settled = (): boolean => heartbeat.settled();
-    const outbox = new PgOutbox(pool, instanceId, settled);
-    const backlog = new PgForwardBacklog(pool, instanceId, writer, settled);
+    const outbox = new PgOutbox(pool, instanceId, heartbeat);
+    const backlog = new PgForwardBacklog(pool, instanceId, writer, heartbeat);
     const meta = new PgMeta(pool);
     // Queries hold at most half the main pool, so reads, claims and the feed always find a connection.
     const queries = new QueryGate((q, signal, timeoutMs) => runPgQuery(pool, q, signal, timeoutMs), { maxRunning: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), ...options.queryLimits });
-    // Every call that lost its connection marks the store unhealthy at once (the probe clears it).
+    // Every call that lost its connection marks the store unhealthy at once; one that answered has
+    // the probe run at once (it may have answered without a statement).
     const watch = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
         async (...args: A): Promise<R> => {
+            const started = performance.now();
             try {
-                return await fn(...args);
+                const result = await fn(...args);
+                health.answered();
+                return result;
             } catch (error) {
-                if (isConnectionError(error)) health.failed(error);
+                if (isConnectionError(error)) health.failed(error, started);
                 throw error;
             }
         };

@@ -2,14 +2,14 @@ import type pg from 'pg';
 import type { OutboxItem } from '../event-store.js';
 import { rowToEntry } from '../rows.js';
 import { SINK_POSITION_KEY } from '../meta-keys.js';
-import { claimableBy } from './instances.js';
+import { claimableBy, type ClaimRule } from './instances.js';
 import { prepared, rows, transaction } from './pool.js';
 import { bodyRow, EVENT_WITH_BODY, eventRow, type PgEventBodyRow } from './rows.js';
 
 // Rows of no live instance become mine; SKIP LOCKED so two instances claiming at once never wait
 // on, or both take, the same rows.
 const CLAIM = prepared('whd_outbox_claim', `UPDATE outbox SET owner = $1 WHERE seq IN (
-    SELECT seq FROM outbox WHERE ${claimableBy(1)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)`);
+    SELECT seq FROM outbox WHERE ${claimableBy(1, 2, 4)} ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)`);
 
 // Sizes first (no body is read), so a batch is cut by bytes before any body loads (as SQLite's).
 // The outbox rows are picked first (MATERIALIZED: LIMIT before the join): as a plain join the
@@ -31,15 +31,15 @@ export class PgOutbox {
     constructor(
         private readonly pool: pg.Pool,
         private readonly instanceId: string,
-        /** Whether this instance may take over the work of instances that stopped beating (instances.ts). */
-        private readonly settled: () => boolean,
+        /** When this instance may take over the work of instances that stopped beating (instances.ts). */
+        private readonly claims: ClaimRule,
     ) {}
 
     /** The oldest events this instance exports, within `limit` and `maxBytes` (see ExportOutbox). */
     async readOutbox(limit: number, maxBytes = Infinity, afterSeq?: number): Promise<OutboxItem[]> {
         const me = this.instanceId;
         // A fresh batch first takes over what dead instances left; a slice reads only what is claimed.
-        if (afterSeq === undefined) await rows(this.pool, CLAIM, [me, this.settled(), limit]);
+        if (afterSeq === undefined) await rows(this.pool, CLAIM, [me, this.claims.settled(), limit, this.claims.deadAfterS]);
         const sizes = await rows<{ seq: number; bytes: number }>(this.pool, SIZES, [me, afterSeq ?? 0, limit]);
         // From the watermark, always at least one event, however large; then as many as fit in maxBytes.
         let taken = afterSeq === undefined ? Math.min(1, sizes.length) : 0;

@@ -37,8 +37,8 @@ export function queryInUrl(url: string, queryJson: string): boolean {
 /**
  * Characters a key tail may hold: they stand for themselves in both the URL and the JSON (no `+`,
  * no space, nothing either escapes), and only ever inside a JSON string (no `:`, `,` or brackets),
- * so the quote after them closes a key. Never `$`, so the pair can be written in SQL as a
- * dollar-quoted literal (query/where.ts).
+ * so the quote after them closes a key. Never `$`: a needle holding one is tested on the
+ * rows, as any other needle.
  */
 const KEY_TAIL = "[A-Za-z0-9_.~!'()*;@/?-]+";
 /** A value head comes after the quote that opens the value, so `:`, `,` and `=` stand for themselves there too. */

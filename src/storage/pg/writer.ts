@@ -32,8 +32,8 @@ export class GroupWriter {
     private closed = false;
     /** When a commit last took a crowd (CROWD appends or more had queued behind the one before). */
     private crowdedAt = -Infinity;
-    /** Called after each group commit. */
-    onCommitted: () => void = () => undefined;
+    /** Called after each group commit, with when its statement started (performance.now()). */
+    onCommitted: (startedAt: number) => void = () => undefined;
 
     constructor(
         private readonly pool: pg.Pool,
@@ -41,7 +41,8 @@ export class GroupWriter {
         private readonly log: Logger,
         /** The last position of this instance's own forwarding backlog whose append was answered. */
         public committedSeq: number,
-        private readonly onFailure: (error: unknown) => void,
+        /** A commit lost its connection; `startedAt`: when its statement started (performance.now()). */
+        private readonly onFailure: (error: unknown, startedAt: number) => void,
     ) {}
 
     /** Resolves once the event is committed; rejects with StoreUnavailableError while the database is away. */
@@ -102,15 +103,16 @@ export class GroupWriter {
     }
 
     private async commit(group: Pending[]): Promise<void> {
+        const started = performance.now();
         try {
             // One statement: its own transaction, one round trip.
             const last = await insertEvents(this.pool, group.map((p) => p.record), this.instanceId, true);
             this.committedSeq = Math.max(this.committedSeq, last);
             for (const p of group) p.resolve();
-            this.onCommitted();
+            this.onCommitted(started);
         } catch (error) {
             if (isConnectionError(error) || group.length === 1) {
-                if (isConnectionError(error)) this.onFailure(error);
+                if (isConnectionError(error)) this.onFailure(error, started);
                 else this.log.warn('an event could not be stored', { error: String(error) });
                 for (const p of group) p.reject(storeError(error));
                 return;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { removeDir, startServiceProcess, waitFor, type ServiceProcess } from '../../helpers/process.js';
+import { removeDir, startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { until } from '../../helpers/until.js';
 import { ApifySim } from './server.js';
 import type { PlatformRun } from './run.js';
 
@@ -7,7 +8,7 @@ import type { PlatformRun } from './run.js';
 export async function startContainer(sim: ApifySim, run: PlatformRun, dir?: string): Promise<ServiceProcess> {
     const svc = await startServiceProcess({ env: run.env, ...(dir ? { dir } : {}) });
     // Platform events only reach a container that has connected to the events websocket.
-    await waitFor(async () => (sim.connected(run.run.id) ? true : undefined), { what: 'the events websocket connection' });
+    await until('the events websocket connection', async () => (sim.connected(run.run.id) ? true : undefined));
     return svc;
 }
 
@@ -33,10 +34,10 @@ export async function listEvents(svc: ServiceProcess, authKey: string): Promise<
 
 /** Waits until the service lists an event for each of these request ids; returns requestId → logId. */
 export async function waitForEvents(svc: ServiceProcess, requestIds: string[], authKey: string, timeoutMs = 30_000): Promise<Map<string, string>> {
-    return waitFor(async () => {
+    return until(`${requestIds.length} events to be listed`, async () => {
         const byRequest = new Map((await listEvents(svc, authKey)).map((e) => [e.requestId, e.id]));
         return requestIds.every((r) => byRequest.has(r)) ? byRequest : undefined;
-    }, { timeoutMs, what: `${requestIds.length} events to be listed` });
+    }, { timeoutMs });
 }
 
 /**

@@ -1,6 +1,11 @@
 /** Positional parameters of one statement: `bind` appends a value and returns its `$n` (with a cast when given). */
 export class Params {
-    readonly values: unknown[] = [];
+    readonly values: unknown[];
+
+    /** Starts after `values` (copied): the parameters a statement shares with others come first. */
+    constructor(values: readonly unknown[] = []) {
+        this.values = [...values];
+    }
 
     /** Binds `value`, answering `$n` or `$n::type`. */
     bind(value: unknown, type?: string): string {

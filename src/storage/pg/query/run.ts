@@ -13,7 +13,7 @@ import { keysetCondition, orderByClause, orderByKeys, sortKeyColumns, UnusableCu
 import { mayFallBack, mayProbe, probeCap, SORT_MAX, TRY_MS, walkInIndex } from './plan.js';
 import { Params } from './params.js';
 import { pgPositionOf, pgRowToSummary, SELECT_SUMMARY, type PgPageRow } from './rows.js';
-import { buildWhere, type WhereParts } from './where.js';
+import { buildWhere, indexConditions, type WhereParts } from './where.js';
 
 /** Time limit of one query, ms: the SQLite query pool's (POOL_LIMITS.timeoutMs). */
 export const PG_QUERY_TIMEOUT_MS = 15_000;
@@ -157,8 +157,10 @@ export function buildStatements(q: LogsQuery, options: PgQueryOptions = {}): Sta
     } else if (walk === 'signature') {
         // The candidates' positions from the sort's index alone, in order (the signatures let through a
         // superset), each row then read by id and tested, lazily: until the page is full.
-        const candidates = `SELECT e.id AS whd_id, ${sortKeyColumns(order)} FROM events_all e${whereClause([...where.index, ...after])} ORDER BY ${orderByClause(order)}`;
-        page = { text: `SELECT ${columns} FROM (${candidates}) w JOIN events_all e ON e.id = w.whd_id${whereClause([...where.events, ...where.bodies])} ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`, values };
+        // The index conditions' own values (a URL pattern) follow the shared ones, in this statement only.
+        const own = new Params(values);
+        const candidates = `SELECT e.id AS whd_id, ${sortKeyColumns(order)} FROM events_all e${whereClause([...indexConditions(where, own), ...after])} ORDER BY ${orderByClause(order)}`;
+        page = { text: `SELECT ${columns} FROM (${candidates}) w JOIN events_all e ON e.id = w.whd_id${whereClause([...where.events, ...where.bodies])} ORDER BY ${orderByKeys(order)} LIMIT ${limit} OFFSET ${offset}`, values: own.values };
     }
     // Without filters the plan is the sort's index walked from the cursor or the offset, whatever the
     // values: prepared and planned once per connection, each page skips parsing and planning

@@ -24,21 +24,26 @@ export interface WhereParts {
      * One condition per filter over what a sort index holds: a keyed body filter's key signature, a
      * query substring's pair in the URL (query-in-url.ts; each a superset of its rows), any other
      * filter itself. Only meaningful when query/plan.ts (walkInIndex) finds the filters' columns in
-     * the sort's index.
+     * the sort's index. A condition with a value of its own binds it when the statement is built
+     * (indexConditions), so a statement without it binds no value it does not use: PostgreSQL cannot
+     * type a parameter no statement text references.
      */
-    index: string[];
+    index: (string | ((p: Params) => string))[];
+}
+
+/** The index conditions of `parts` (WhereParts.index), their own values bound into `p`. */
+export function indexConditions(parts: WhereParts, p: Params): string[] {
+    return parts.index.map((condition) => (typeof condition === 'string' ? condition : condition(p)));
 }
 
 /**
  * A query substring `<key tail>":"<value head>` over what the URL's index holds: the URL holds
  * `<key tail>=<value head>`, or the row's query is not its URL's (query-in-url.ts). Undefined for
- * any other filter.
+ * any other filter. Its pattern is bound only by the statement that walks the URL's index.
  */
-function inUrl(f: Exclude<Filter, { kind: 'keyed' }>): string | undefined {
+function inUrl(f: Exclude<Filter, { kind: 'keyed' }>): ((p: Params) => string) | undefined {
     const pair = f.kind === 'text' && f.column === 'query' ? urlPairOf(f.value) : undefined;
-    // A literal, not a bound value: the statements that do not walk the URL's index leave it out,
-    // and a value bound but unused has no type. The pair holds no `$` (query-in-url.ts).
-    return pair === undefined ? undefined : `(e.query_plain IS NOT TRUE OR ${PARTIAL_COLUMNS.requestUrl} ILIKE $p$${containsPattern(pair)}$p$)`;
+    return pair === undefined ? undefined : (p) => `(e.query_plain IS NOT TRUE OR ${PARTIAL_COLUMNS.requestUrl} ILIKE ${p.bind(containsPattern(pair), 'text')})`;
 }
 
 const OPERATORS = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;

@@ -1,0 +1,32 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+import { ctxOf } from './context.js';
+import { authority, isLoopbackName, parseHostName, urlOrUndefined } from './host-name.js';
+
+/** Probes a load balancer or orchestrator sends under whatever name it knows the service by. */
+const PROBES = new Set(['/health', '/ready']);
+
+/**
+ * Refuses a management request whose Host is not a loopback name or the configured public URL's
+ * host. Without a key, a service on a laptop trusts whoever can reach it; a web page that re-points
+ * its own name at 127.0.0.1 (DNS rebinding) could otherwise read and change it from the user's
+ * browser. Such a page's requests carry its own name in Host. No Host at all (HTTP/1.0) is
+ * allowed: a browser always sends one. Ingest never comes here: a webhook URL works from anywhere.
+ */
+export function createHostCheck(publicBaseUrl: string | undefined): RequestHandler {
+    const publicUrl = urlOrUndefined(publicBaseUrl);
+    const scheme = publicUrl?.protocol === 'https:' ? 'https:' : 'http:';
+    return (req, res, next) => {
+        if ((req.method === 'GET' || req.method === 'HEAD') && PROBES.has(ctxOf(res).pathname)) return next();
+        const given = req.headersDistinct.host;
+        if (given === undefined) return next();
+        const value = given.length === 1 ? given[0]! : '';
+        const host = parseHostName(value);
+        if (host && isLoopbackName(host)) return next();
+        if (host && publicUrl && authority(scheme, value) === publicUrl.host) return next();
+        throw new AppError(
+            403,
+            'This service answers management requests only when reached as localhost, 127.0.0.1 or [::1] (a guard against DNS rebinding while it has no authKey). To use another host name, set ACTOR_WEB_SERVER_URL to the URL you reach it by, or set an authKey.',
+        );
+    };
+}
