@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { parseLogsQuery } from '../src/http/parse-logs-query.js';
-import { buildStatements } from '../src/storage/pg/query/run.js';
+import { buildStatements } from '../src/storage/pg/query/statements.js';
 import { percentile } from './query-service.js';
 
 const { values: args } = parseArgs({ options: { url: { type: 'string' }, reps: { type: 'string', default: '3' } } });

@@ -1,17 +1,9 @@
 import pg from 'pg';
-import { ipToBytes } from '../src/lib/ip.js';
-import { bodyKeys, keyColumns } from '../src/storage/pg/body-keys.js';
-import { queryInUrl } from '../src/storage/pg/query-in-url.js';
 import { migrate } from '../src/storage/pg/schema.js';
-import { encodeEvent } from '../src/storage/rows.js';
+import { BODY_COLUMNS, EVENT_COLUMNS, eventRows, placeholders } from '../test/pg/event-rows.js';
 import { benchEvent, prng } from './query-data.js';
 
-const COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type', 'remote_ip',
-    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'ip_bin', 'body_keys', 'body_sig', 'query_plain'];
 const BATCH = 1000;
-
-const placeholders = (rows: number, columns: number): string =>
-    Array.from({ length: rows }, (_, r) => `(${Array.from({ length: columns }, (_, c) => `$${r * columns + c + 1}`).join(', ')})`).join(', ');
 
 /**
  * Loads `total` bench events (bench/query-data.ts, the SQLite bench's generator: same seed, same
@@ -32,12 +24,12 @@ export async function loadPgEvents(url: string, total: number, log: (line: strin
         const events: unknown[] = [];
         const bodies: unknown[] = [];
         for (let i = start; i < start + n; i++) {
-            const r = encodeEvent(benchEvent(rand, i, total));
-            events.push(i + 1, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, 22), ipToBytes(r[10]), ...keyColumns(bodyKeys(r[19], r[22])), queryInUrl(r[8], r[13]));
-            if (r[22]) bodies.push(i + 1, Buffer.from(r[22]).toString('utf8'), null);
+            const rows = eventRows(i + 1, benchEvent(rand, i, total));
+            events.push(...rows.event);
+            if (rows.body) bodies.push(...rows.body);
         }
-        await pool.query(`INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${placeholders(n, COLUMNS.length)}`, events);
-        await pool.query(`INSERT INTO bodies (seq, text, raw) VALUES ${placeholders(bodies.length / 3, 3)}`, bodies);
+        await pool.query(`INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, EVENT_COLUMNS.length)}`, events);
+        await pool.query(`INSERT INTO bodies (${BODY_COLUMNS.join(', ')}) VALUES ${placeholders(bodies.length / BODY_COLUMNS.length, BODY_COLUMNS.length)}`, bodies);
         if ((start + n) % 100_000 === 0) log(`  ${start + n} events (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     }
     await pool.query(`SELECT setval('events_seq', $1)`, [total]);

@@ -11,7 +11,8 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
 import { AppError } from '../src/errors.js';
-import { CREATE_SCHEMA, parseWebhookChange } from '../src/webhooks/schema.js';
+import { WEBHOOK_CREATE_SCHEMA as CREATE_SCHEMA } from '../src/api/webhook.js';
+import { parseWebhookChange } from '../src/webhooks/schema.js';
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '15' }, before: { type: 'boolean', default: false } } });
 const RUNS = Number(args.runs);

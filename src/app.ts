@@ -11,13 +11,16 @@ import { sendError } from './http/respond.js';
 import { createIngestHandler } from './ingest/handler.js';
 import { buildSteps } from './ingest/steps.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { infoRoutes } from './routes/info.js';
 import { logsRoutes } from './routes/logs.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { payloadRoutes } from './routes/payload.js';
+import { filesRoutes } from './routes/files.js';
 import { probeRoutes } from './routes/probes.js';
 import { replayRoutes } from './routes/replay.js';
+import { replayJobRoutes } from './routes/replay-jobs.js';
 import { streamRoutes } from './routes/stream.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -44,12 +47,16 @@ export function createManagementApp(deps: AppDeps, limit = createClientLimit(dep
     const guards = createGuards({ limit, authKey: input.authKey, publicBaseUrl: env.publicBaseUrl });
     app.use(dashboardRoutes(guards));
     app.use(infoRoutes(deps, guards));
+    // Before /logs/:logId, which would take /logs/deliveries for an id.
+    app.use(deliveryRoutes(deps, guards));
     app.use(logsRoutes(deps, guards));
     app.use(payloadRoutes(deps, guards));
+    app.use(filesRoutes(deps, guards));
     app.use(metricsRoutes(deps, guards));
-    app.use(openapiRoutes(guards));
+    app.use(openapiRoutes(deps, guards));
     app.use(probeRoutes(deps, guards));
     app.use(replayRoutes(deps, guards));
+    app.use(replayJobRoutes(deps, guards));
     app.use(streamRoutes(deps, guards));
     app.use(webhookRoutes(deps, guards));
     app.use(notFound);

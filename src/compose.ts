@@ -1,28 +1,25 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { makeConfig, parseInput, readEnv, unknownInputFields, type ConfigOverrides } from './config/index.js';
 import type { AppDeps } from './routes/deps.js';
 import type { Readiness } from './storage/readiness.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './app.js';
 import { guardServer, HTTP_SERVER_OPTIONS } from './http/server-edges.js';
-import { createForwarder } from './ingest/steps/forward.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomIds, type IdGenerator } from './lib/ids.js';
 import { parseIp } from './lib/ip.js';
 import { consoleLogger, type Logger } from './lib/log.js';
 import { Metrics } from './lib/metrics.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live/hub.js';
+import { createForwarder } from './delivery/create-forwarder.js';
+import { createReplayJobs } from './delivery/replay-jobs/create-replay-jobs.js';
 import { urlProblem } from './delivery/ssrf-guard.js';
 import { openActorStorage } from './storage/apify/actor-storage.js';
 import { Deadlines } from './storage/apify/deadline.js';
 import { DatasetExporter, EXPORT_IDLE_MS } from './storage/apify/dataset-export.js';
-import { restoreFromDataset } from './storage/apify/dataset-restore.js';
-import { DatasetFollower, isFollowable } from './storage/apify/dataset-follow.js';
-import { KvWebhookStore } from './storage/apify/webhook-registry.js';
-import { KvDeletionLog } from './storage/deletion-log.js';
 import { SINK_POSITION_KEY } from './storage/meta-keys.js';
 import { chooseDatabase, openStorage, type QueryPoolOptions } from './storage/open-storage.js';
 import { loadInput } from './config/load-input.js';
@@ -41,7 +38,7 @@ export interface StartOptions {
     clock?: Clock;
     ids?: IdGenerator;
     log?: Logger;
-    /** Test hooks for thresholds that are otherwise fixed. */
+    /** Test hooks for thresholds and timings that are otherwise fixed (Config: `timings` holds the service's own). */
     overrides?: ConfigOverrides;
     /** Query workers (default 2). */
     queryWorkers?: number;
@@ -49,12 +46,8 @@ export interface StartOptions {
     queryPool?: QueryPoolOptions;
     /** Live-feed limits (heartbeat interval, client cap, buffer); the spec's values unless set. */
     live?: Partial<LiveOptions>;
-    /** How often expired webhooks are cleaned up, ms. */
-    cleanupIntervalMs?: number;
     /** Randomness of `failureRate` fault injection (tests make it deterministic). */
     random?: () => number;
-    /** How often the webhook store is re-read for other runs' changes, ms (platform: 2000; locally off unless set). */
-    webhookPollMs?: number;
 }
 
 /** A running service. */
@@ -67,7 +60,8 @@ export interface Service {
     host: string;
     /**
      * Graceful stop: stop accepting, finish in-flight requests (up to `drainMs`), let forwards finish
-     * (up to `forwardMs`; the rest stay in the backlog for the next start), flush the outbox, close storage.
+     * (up to `forwardMs`; the rest stay in the backlog for the next start), flush the outbox, close
+     * storage. Both default to the configured timings (Config.timings: drainMs, forwardStopMs).
      */
     stop(options?: { drainMs?: number; forwardMs?: number }): Promise<void>;
     /** The container is going away soon (platform `migrating`): keep capturing, export without pacing. */
@@ -82,37 +76,31 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const storageDir = resolve(env.storageDir);
     const deadlines = new Deadlines(env.apifyCallDeadlineMs);
     const actorStorage = await openActorStorage(env.onPlatform, env.storageScope, storageDir, log, clock, deadlines);
-    const { kvs } = actorStorage;
     const rawInput = await loadInput(actorStorage.readInput, options.input, env.inputOverride);
     const unknown = unknownInputFields(rawInput);
     if (unknown.length) log.warn(`Ignoring unknown input fields: ${unknown.join(', ')}`);
     const config = makeConfig(parseInput(rawInput), env, options.overrides);
     const forwardProblem = config.input.forwardUrl === undefined ? undefined : urlProblem(config.input.forwardUrl);
     if (forwardProblem !== undefined) throw new ConfigError(`Invalid input field "forwardUrl": ${forwardProblem}`);
+    const { timings } = config;
 
-    const dbFile = join(storageDir, 'webhook-debugger', 'events.sqlite');
-    const database = chooseDatabase(env.databaseUrl, config.input.databaseUrl);
-    const freshDatabase = database === undefined && !existsSync(dbFile);
-    const storage = await openStorage({ database, log, sqlite: { file: dbFile, queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) } });
-    // A shared database is the one truth: it keeps webhooks, payloads and deletions itself, and no
-    // instance rebuilds it from (or merges) the dataset, which only receives the export.
-    const shared = storage.backend !== 'sqlite';
+    const storage = await openStorage({
+        database: chooseDatabase(env.databaseUrl, config.input.databaseUrl),
+        storageDir,
+        sqlite: { queryWorkers: options.queryWorkers ?? 2, sync: env.storageSync, ...(options.queryPool ? { pool: options.queryPool } : {}) },
+        actor: actorStorage,
+        deadlines,
+        onPlatform: env.onPlatform,
+        timings,
+        log,
+    });
     const dataset = await actorStorage.openDataset(await storage.meta.getMeta(SINK_POSITION_KEY));
-    const blobs = storage.blobs ?? actorStorage.blobs;
-    // A read model rebuilt from the dataset must not bring deleted captures back.
-    const deletions = shared ? undefined : new KvDeletionLog(kvs);
-    if (freshDatabase && deletions) await storage.events.addTombstones(await deletions.load());
-    const webhookStore = storage.webhooks ?? new KvWebhookStore(kvs, deadlines);
-    if (webhookStore instanceof KvWebhookStore) await webhookStore.migrate();
-    const webhooks = new WebhookManager(webhookStore, clock, options.ids ?? randomIds, options.random);
+    const webhooks = new WebhookManager(storage.webhooks, clock, options.ids ?? randomIds, options.random);
     await webhooks.init(config.input.urlCount, config.input.retentionHours);
-    // Other runs or instances (Standby runs side by side, instances on one database) create and
-    // change webhooks in the shared store: one listing per poll, and one read per changed webhook.
-    const pollMs = options.webhookPollMs ?? (env.onPlatform || shared ? 2000 : 0);
+    // Where others change webhooks (storage.pollWebhooksMs): one listing per poll, and one read per
+    // changed webhook; a store that tells of each change as it commits is followed too.
     const refreshFailed = (e: unknown): void => log.warn('webhook refresh failed', { error: String(e) });
-    const webhookPoll = pollMs > 0 ? setInterval(() => void webhooks.refresh().catch(refreshFailed), pollMs) : undefined;
-    webhookPoll?.unref();
-    // A shared database also tells of each change as it commits: taken in within milliseconds.
+    const webhookPoll = every(storage.pollWebhooksMs, () => void webhooks.refresh().catch(refreshFailed));
     const unfollowWebhooks = webhooks.follow(refreshFailed);
 
     let listeningPort = env.port;
@@ -120,11 +108,13 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     const readiness: Readiness = { accepting: false };
     const baseUrl = (): string => env.publicBaseUrl ?? `http://localhost:${listeningPort}`;
     const live = new LiveHub(storage, baseUrl, log, { ...LIVE_DEFAULTS, resumeBatchBytes: config.memory.batchBytes, ...options.live });
+    const { blobs, deletions } = storage;
     const forwarder = createForwarder({ config, backlog: storage.forwards, blobs, clock, log, metrics });
-    // With a shared database, a dead instance's forwarding backlog is claimed when this one reads its
-    // backlog: read it every 2 s, even while this instance captures nothing (a commit wakes it otherwise).
-    const forwardPoll = shared && forwarder ? setInterval(() => forwarder.wake(), 2000) : undefined;
-    forwardPoll?.unref();
+    // Where other instances add to the backlog (storage.forwardWakeMs), it is read even while this one captures nothing.
+    const forwardPoll = forwarder ? every(storage.forwardWakeMs, () => forwarder.wake()) : undefined;
+    // Jobs wait while a catch-up from the dataset runs: the captures it brings back would read as deleted.
+    const mayRun = (): boolean => readiness.accepting && (readiness.catchUp === undefined || readiness.catchUp.done);
+    const { jobs: replayJobs, runner: jobRunner } = createReplayJobs({ config, clock, log, metrics, storage, blobs, webhooks, baseUrl, mayRun });
     const deps: AppDeps = {
         config, clock, ids: options.ids ?? randomIds, storage, events: storage.events, blobs, webhooks, metrics, log, readiness,
         ...(deletions ? { deletions } : {}),
@@ -133,22 +123,17 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         publish: (event) => live.publish(event),
         baseUrl,
         live,
+        replayJobs,
     };
     const exporter = new DatasetExporter(dataset, storage, metrics, log, { blobs, baseUrl: deps.baseUrl, batchBytes: config.memory.exportBytes });
     exporter.start(EXPORT_IDLE_MS);
-    // Standby runs alive at once: each merges the others' captures from the named dataset.
-    const follower = !shared && isFollowable(dataset) ? new DatasetFollower(dataset, storage, (event) => live.publish(event), log) : undefined;
-    follower?.start();
-    if (freshDatabase || (!shared && (await storage.meta.getMeta('restore_offset')) !== undefined && (await storage.meta.getMeta('restore_done')) === undefined)) {
-        void restoreFromDataset(dataset, storage, readiness, log);
-    }
-    const cleanup = setInterval(() => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })), options.cleanupIntervalMs ?? 60_000);
-    cleanup.unref();
+    const background = await storage.startBackground({ dataset, publish: (event) => live.publish(event), readiness });
+    const cleanup = every(timings.cleanupMs, () => void webhooks.cleanup().catch((e: unknown) => log.warn('webhook cleanup failed', { error: String(e) })));
 
     // Slow senders are bounded (see SlowSenderTimeouts): the headers, the whole request, and, in the
     // ingest body reader, every pause. The check runs every second rather than Node's 30 s.
     const { headersMs, requestMs, checkIntervalMs } = config.timeouts;
-    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs, ...HTTP_SERVER_OPTIONS }, createApp(deps));
+    const server = createServer({ keepAliveTimeout: timings.keepAliveMs, headersTimeout: headersMs, requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs, ...HTTP_SERVER_OPTIONS }, createApp(deps));
     guardServer(server, deps.ids);
     const listenHost = chooseListenHost(env.listenHost, env.onPlatform, Boolean(config.input.authKey));
     await new Promise<void>((resolveListen, reject) => {
@@ -158,6 +143,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
         else server.listen(port, listenHost, () => resolveListen());
     });
     readiness.accepting = true;
+    // Jobs a stopped or killed process left go on now.
+    jobRunner.start();
     const { port, address: host } = server.address() as AddressInfo;
     listeningPort = port;
     if (!env.onPlatform && !config.input.authKey && !isLoopback(host)) {
@@ -170,6 +157,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             readiness.accepting = false;
             // Open event streams would hold the listener open until the drain deadline.
             live.close();
+            // No job sends anything more; those in flight end (bounded) and the jobs wait for the next start.
+            const jobsStopped = jobRunner.stop(opts.forwardMs ?? timings.forwardStopMs);
             clearInterval(cleanup);
             clearInterval(webhookPoll);
             unfollowWebhooks();
@@ -177,22 +166,30 @@ export async function startService(options: StartOptions = {}): Promise<Service>
             // In-flight answers now carry Connection: close (see app.ts); keep-alive connections
             // that go idle in between are closed as they do.
             server.closeIdleConnections();
-            const sweep = setInterval(() => server.closeIdleConnections(), 50);
-            const drainMs = opts.drainMs ?? 15_000;
-            const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+            const sweep = setInterval(() => server.closeIdleConnections(), timings.idleSweepMs);
+            const timer = setTimeout(() => server.closeAllConnections(), opts.drainMs ?? timings.drainMs);
             await closed;
             clearInterval(sweep);
             clearTimeout(timer);
             clearInterval(forwardPoll);
-            await forwarder?.stop(opts.forwardMs ?? 5_000);
-            await follower?.stop();
+            await forwarder?.stop(opts.forwardMs ?? timings.forwardStopMs);
+            await jobsStopped;
+            await background.stop();
             await exporter.stop();
-            await exporter.drain(10_000);
+            await exporter.drain(timings.exportDrainMs);
             await storage.close();
         })();
         return stopping;
     };
     return { server, deps, url: `http://${connectHost(host)}:${port}`, host, stop, hurryExport: () => exporter.hurry() };
+}
+
+/** Calls `fn` every `ms` (never for 0), without keeping the process alive for it. */
+function every(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+    if (ms <= 0) return undefined;
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    return timer;
 }
 
 /**

@@ -1,10 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import type { ErrorDetail } from './api/errors.js';
 
-/** One problem found in a request, as listed in a 400 body. */
-export interface ErrorDetail {
-    path: string;
-    message: string;
-}
+// One problem found in a request, as a 400 lists it: the API's shape (src/api/errors.ts).
+export type { ErrorDetail };
 
 /**
  * The one error type the service throws on purpose. `http/respond.ts` turns it into

@@ -42,4 +42,5 @@ export const LONG = [
     'test/pg/inbox.test.ts', 'test/pg/query-errors.test.ts', 'test/contract/postgres.test.ts', 'test/pg/core-claims.test.ts',
     'test/delivery/forward.test.ts', 'test/manage/platform-webhooks.test.ts', 'test/platform/converge.test.ts', 'test/durability/partial-payload.test.ts',
     'test/durability/forward-crash.test.ts', 'test/browser/scale.test.ts', 'test/replay/deadline.test.ts', 'test/durability/sigkill.test.ts', 'test/platform/faults.test.ts',
+    'test/multi/replay-jobs.test.ts', 'test/replay-jobs/restart.test.ts', 'test/replay-jobs/jobs.test.ts',
 ];

@@ -17,6 +17,8 @@ export interface Config {
     readonly ingestLimitPerMinute: number;
     /** Bounds on slow senders. */
     readonly timeouts: Readonly<SlowSenderTimeouts>;
+    /** How often the service's background chores run and how long a stop waits for each part. */
+    readonly timings: Readonly<ServiceTimings>;
     /** Captures whose request to `forwardUrl` waits in memory for its turn; the rest wait in the stored backlog. */
     readonly forwardQueue: number;
     /** How forwards go out while capture is flooded (forwarder.ts): a trickle, so capture keeps the CPU. */
@@ -46,13 +48,49 @@ export interface SlowSenderTimeouts {
 /** The timeouts in production. */
 export const DEFAULT_TIMEOUTS: Readonly<SlowSenderTimeouts> = Object.freeze({ headersMs: 20_000, requestMs: 600_000, bodyIdleMs: 30_000, checkIntervalMs: 1_000 });
 
+/** The service's own timings, in ms; tests shorten some. */
+export interface ServiceTimings {
+    /** An idle keep-alive connection is closed after this: longer than common load balancers' 60 s, so they close first. */
+    keepAliveMs: number;
+    /** How often expired webhooks are looked for and removed. */
+    cleanupMs: number;
+    /** How often the webhook store is read again where others change it (StorageBundle.pollWebhooksMs). */
+    webhookPollMs: number;
+    /** How often the forwarding backlog is read with no commit to wake it, where others add to it (StorageBundle.forwardWakeMs). */
+    forwardPollMs: number;
+    /** A stop: how long in-flight requests may finish before every connection is closed. */
+    drainMs: number;
+    /** A stop: how often idle keep-alive connections are closed while requests finish. */
+    idleSweepMs: number;
+    /** A stop: how long forwards in flight may finish; the rest stay in the backlog for the next start. */
+    forwardStopMs: number;
+    /** A stop: how long the dataset export may take to send what is waiting in the outbox. */
+    exportDrainMs: number;
+}
+
+/** The timings in production. */
+export const DEFAULT_TIMINGS: Readonly<ServiceTimings> = Object.freeze({
+    keepAliveMs: 65_000,
+    cleanupMs: 60_000,
+    webhookPollMs: 2000,
+    forwardPollMs: 2000,
+    drainMs: 15_000,
+    idleSweepMs: 50,
+    forwardStopMs: 5000,
+    exportDrainMs: 10_000,
+});
+
 /** Test hooks for values that are otherwise fixed. */
-export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue' | 'forwardInFlood' | 'memory'>> & { timeouts?: Partial<SlowSenderTimeouts> };
+export type ConfigOverrides = Partial<Pick<Config, 'offloadThreshold' | 'ingestLimitPerMinute' | 'forwardQueue' | 'forwardInFlood' | 'memory'>> & {
+    timeouts?: Partial<SlowSenderTimeouts>;
+    timings?: Partial<ServiceTimings>;
+};
 
 /** Combines validated input and env into the frozen Config. */
 export function makeConfig(input: Readonly<InputConfig>, env: Readonly<EnvConfig>, overrides: ConfigOverrides = {}): Config {
     return Object.freeze({
         timeouts: Object.freeze({ ...DEFAULT_TIMEOUTS, ...overrides.timeouts }),
+        timings: Object.freeze({ ...DEFAULT_TIMINGS, ...overrides.timings }),
         input,
         env: Object.freeze(env),
         offloadThreshold: overrides.offloadThreshold ?? 5 * 1024 * 1024,

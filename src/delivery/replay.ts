@@ -4,17 +4,17 @@ import type { Config } from '../config/index.js';
 import { AppError, BadRequestError, NotFoundError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { BodyReader, EventLog } from '../storage/roles.js';
-import type { ReplayRecord } from '../storage/types.js';
+import type { EventLog, ExportOutbox } from '../storage/roles.js';
+import type { ReplayRecord, StoredBody } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import { deleteHeader, hasHeader, setHeader } from '../lib/headers.js';
 import { replayableHeaders } from './headers.js';
 import { checkReplayable, type ReplayEdit } from './replay-edit.js';
 import { exponential } from '../lib/backoff.js';
-import { withRetries } from './retry.js';
-import { checkRequest, RequestBuildError, sendOnce, type OutgoingRequest } from './send.js';
+import { withRetries, type RetryOutcome } from './retry.js';
+import { checkRequest, RequestBuildError, sendOnce, type OutgoingRequest, type TargetResponse } from './send.js';
 import { CredentialRule, maskUrl } from '../lib/credentials.js';
-import { SsrfGuard } from './ssrf-guard.js';
+import { SsrfGuard, type CheckedTarget } from './ssrf-guard.js';
 
 /**
  * Re-signs the bytes actually sent (`resign: true`): given them and the headers about to go out,
@@ -46,47 +46,69 @@ export interface ReplayDeps {
     config: Config;
     clock: Clock;
     events: EventLog;
-    bodies: BodyReader;
+    /** The stored request of an event: its row and body in one read. */
+    records: Pick<ExportOutbox, 'getExportRecord'>;
     blobs: BlobStore;
     webhooks: WebhookManager;
 }
 
+/** Puts one attempt on the wire; `sendOnce` unless the caller sends elsewhere (a delivery thread). */
+export type ReplayTransport = (target: CheckedTarget, req: OutgoingRequest, timeoutMs: number) => Promise<TargetResponse>;
+
 const MISSING_URL = "Missing 'url' parameter";
 const REPLAY_FAILED = 'Replay Failed';
+const NO_SIGNER = 'Cannot re-sign: no signatureVerification secret is configured';
 
-/** Builds the replay operation; `signer` is the seam for `resign: true`. */
-export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: ReplayRequest) => Promise<ReplayAnswer> {
-    const guard = new SsrfGuard({ allowlist: deps.config.env.ssrfAllowlist });
+/** What sends a replay, as its record on the event says: POST /replay, or a bulk replay job. */
+export interface ReplayOrigin {
+    via: 'replay' | 'job';
+    jobId?: string;
+}
+
+/** What one send of a stored event came to; it is recorded on the event either way. */
+export interface ReplayDelivery {
+    outcome: RetryOutcome<TargetResponse>;
+    /** The captured headers left out (masked and transport ones). */
+    stripped: string[];
+    resigned: boolean;
+}
+
+/**
+ * Replays one stored event (by id) to a target the guard checked: the captured method and bytes, the
+ * stripped headers, the edit, re-signing, the deadline and retries; records it on the event's history
+ * and resolves with the outcome, whatever the target answered. Rejects with NotFoundError when the
+ * event is gone, with 400/422 when the request cannot be made (see createReplaySender).
+ */
+export type SendReplay = (logId: string, target: CheckedTarget, targetUrl: string, edit: ReplayEdit, origin: ReplayOrigin) => Promise<ReplayDelivery>;
+
+/** The one way anything replays a stored event (POST /replay and bulk replay jobs); `signer` is the seam for `resign: true`. */
+export function createReplaySender(deps: ReplayDeps, signer?: ReplaySigner, transport: ReplayTransport = sendOnce): SendReplay {
     const { replayMaxRetries, replayTimeoutMs } = deps.config.input;
     const schedule = exponential(replayMaxRetries, 200, 2000);
     const credentials = new CredentialRule(deps.config.input.authKey);
 
-    return async (req) => {
-        const targetUrl = req.url?.trim() ?? '';
-        if (targetUrl === '') throw new BadRequestError(MISSING_URL, { error: MISSING_URL });
-        if (req.edit.resign && !signer) throw new BadRequestError('Cannot re-sign: no signatureVerification secret is configured');
-        const logId = await findEvent(deps, req.webhookId, req.itemId);
-        const target = await guard.check(targetUrl);
-        const entry = await deps.events.getEntry(logId);
+    return async (logId, target, targetUrl, edit, origin) => {
+        if (edit.resign && !signer) throw new BadRequestError(NO_SIGNER);
+        const { entry, body: stored } = await deps.records.getExportRecord(logId);
         const { headers, stripped } = replayableHeaders(entry.headers);
-        for (const [name, value] of Object.entries(req.edit.headers ?? {})) {
+        for (const [name, value] of Object.entries(edit.headers ?? {})) {
             if (value === null) deleteHeader(headers, name);
             else setHeader(headers, name, value);
         }
-        const method = req.edit.method ?? entry.method;
-        checkReplayable(method, req.edit.method === undefined ? 'captured' : 'edited');
+        const method = edit.method ?? entry.method;
+        checkReplayable(method, edit.method === undefined ? 'captured' : 'edited');
         setHeader(headers, 'X-Service-Replay', 'true');
         setHeader(headers, 'X-Original-Webhook-Id', entry.webhookId);
         unbuildable(method, headers);
-        const body = await bodySource(deps, logId, req.edit, headers);
-        const resigned = req.edit.resign === true && signer !== undefined && body.bytes !== undefined;
+        const body = bodySource(deps, stored, edit, headers);
+        const resigned = edit.resign === true && signer !== undefined && body.bytes !== undefined;
         const sentHeaders = resigned ? signer(body.bytes!, headers) : headers;
 
         const outcome = await withRetries(schedule, deps.clock, async () => {
             const out: OutgoingRequest = { method, headers: { ...sentHeaders, 'Idempotency-Key': randomUUID() } };
             const payload = method === 'HEAD' ? undefined : await body.open();
             if (payload !== undefined) out.body = payload;
-            return sendOnce(target, out, replayTimeoutMs);
+            return transport(target, out, replayTimeoutMs);
         });
         const record: ReplayRecord = {
             at: new Date(deps.clock.now()).toISOString(),
@@ -96,8 +118,27 @@ export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: R
             attempts: outcome.attempts,
             error: outcome.ok ? null : (outcome.errors.at(-1)?.message ?? 'failed'),
             resigned,
+            via: origin.via,
+            ...(origin.jobId !== undefined ? { jobId: origin.jobId } : {}),
         };
         await deps.events.recordReplay(logId, record);
+        return { outcome, stripped, resigned };
+    };
+}
+
+/** Builds POST /replay's operation on createReplaySender; `signer` is the seam for `resign: true`. */
+export function createReplayer(deps: ReplayDeps, signer?: ReplaySigner): (req: ReplayRequest) => Promise<ReplayAnswer> {
+    const guard = new SsrfGuard({ allowlist: deps.config.env.ssrfAllowlist });
+    const { replayTimeoutMs } = deps.config.input;
+    const send = createReplaySender(deps, signer);
+
+    return async (req) => {
+        const targetUrl = req.url?.trim() ?? '';
+        if (targetUrl === '') throw new BadRequestError(MISSING_URL, { error: MISSING_URL });
+        if (req.edit.resign && !signer) throw new BadRequestError(NO_SIGNER);
+        const logId = await findEvent(deps, req.webhookId, req.itemId);
+        const target = await guard.check(targetUrl);
+        const { outcome, stripped, resigned } = await send(logId, target, targetUrl, req.edit, { via: 'replay' });
         if (!outcome.ok) throw failure(outcome.errors, outcome.attempts, replayTimeoutMs);
         const answer: ReplayAnswer = { status: 'replayed', targetUrl, targetResponseCode: outcome.value.statusCode, targetResponseBody: outcome.value.body, resigned };
         if (stripped.length > 0) answer.strippedHeaders = stripped;
@@ -141,7 +182,7 @@ interface BodySource {
  * The body to send: the edit's, else the sender's bytes: streamed from the blob store whenever the
  * event has a blob (offloaded, or kept there because a custom script replaced the stored body).
  */
-async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, headers: Record<string, string>): Promise<BodySource> {
+function bodySource(deps: ReplayDeps, stored: StoredBody, edit: ReplayEdit, headers: Record<string, string>): BodySource {
     if (edit.body) {
         const bytes = edit.body.bytes;
         if (edit.body.json && !(edit.headers && hasHeader(edit.headers, 'content-type'))) {
@@ -149,7 +190,6 @@ async function bodySource(deps: ReplayDeps, logId: string, edit: ReplayEdit, hea
         }
         return { bytes, open: () => Promise.resolve(bytes) };
     }
-    const stored = await deps.bodies.getBody(logId);
     if (stored.blobKey) {
         const key = stored.blobKey;
         // Captured framing headers were stripped and an edit may not set them: the length is ours to give.

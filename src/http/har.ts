@@ -12,6 +12,8 @@ import { headerValue, REDACTED } from '../lib/headers.js';
 // asks of custom fields.
 
 type NameValue = { name: string; value: string };
+/** A posted parameter of a form body: a field's value, or a file's name and type. */
+type HarParam = { name: string; value?: string; fileName?: string; contentType?: string };
 
 /** One HAR entry: the captured request and the answer the service sent. */
 export interface HarEntry {
@@ -24,7 +26,7 @@ export interface HarEntry {
         cookies: NameValue[];
         headers: NameValue[];
         queryString: NameValue[];
-        postData?: { mimeType: string; text: string; _encoding?: 'base64'; _payloadUrl?: string };
+        postData?: { mimeType: string; text: string; params?: HarParam[]; _encoding?: 'base64'; _payloadUrl?: string };
         headersSize: number;
         bodySize: number;
     };
@@ -67,14 +69,26 @@ function cookiesOf(headers: Record<string, unknown>): NameValue[] {
     });
 }
 
-/** The request body for HAR: text when it is UTF-8 without NUL, base64 otherwise, a link when offloaded. */
+/** The request body for HAR: text when it is UTF-8 without NUL, base64 otherwise, a link when offloaded; a form's fields and files as params. */
 function postDataOf(entry: ExportEntry, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
+    const data = postTextOf(entry, body, baseUrl);
+    if (data && entry.form) data.params = paramsOf(entry.form);
+    return data;
+}
+
+function postTextOf(entry: ExportEntry, body: StoredBody, baseUrl: string): HarEntry['request']['postData'] {
     const mimeType = entry.contentType || 'application/octet-stream';
     if (body.kind === 'empty') return undefined;
     if (body.kind === 'offloaded') return { mimeType, text: '', _payloadUrl: `${baseUrl}/logs/${encodeURIComponent(entry.id)}/payload` };
     const raw = body.raw ?? Buffer.alloc(0);
     if (body.kind === 'binary' || raw.includes(0)) return { mimeType, text: raw.toString('base64'), _encoding: 'base64' };
     return { mimeType, text: raw.toString('utf8') };
+}
+
+/** HAR's params of a form: each value of each field, then each file by its field, name and type (as stored: masked). */
+function paramsOf(form: NonNullable<ExportEntry['form']>): HarParam[] {
+    const fields = Object.entries(form.fields).flatMap(([name, values]) => values.map((value) => ({ name, value })));
+    return [...fields, ...form.files.map((f) => ({ name: f.field, fileName: f.filename ?? '', contentType: f.contentType }))];
 }
 
 /** A HAR entry for one stored event and its body. */

@@ -1,17 +1,14 @@
-import type { Filter, LogsQuery } from '../storage/query-types.js';
+import { parseFilterSet } from '../filters/set.js';
+import { badParam } from '../filters/values.js';
+import type { LogsQuery } from '../storage/query-types.js';
 import { decodeCursor } from './logs-query/cursor.js';
-import { isFilterName, parseFilter, splitParamName } from './logs-query/filters.js';
 import { parseSort } from './logs-query/sort.js';
-import { badParam, parseCount } from './logs-query/values.js';
+import { parseCount } from './logs-query/values.js';
 
 /** Default and ceiling of `limit` (SPEC.md: default 10000, minimum 1). */
 export const MAX_LIMIT = 10_000;
-/** More filters than this make no sense and would only grow the SQL. */
-const MAX_FILTERS = 32;
-const MAX_VALUE_LENGTH = 2048;
-const CONTROL = new Set(['limit', 'offset', 'sort', 'cursor']);
-/** `key` carries the auth key, `token` the Apify token of a Standby caller; `_` is a cache buster. None is a filter. */
-const PASSIVE = new Set(['key', 'token', '_']);
+/** The paging and order parameters of GET /logs: everything else but the passive names is a filter. */
+export const PAGING_PARAMS: ReadonlySet<string> = new Set(['limit', 'offset', 'sort', 'cursor']);
 
 /** A parsed GET /logs request: the query for the store and the raw filters to echo back. */
 export interface ParsedLogsRequest {
@@ -22,26 +19,13 @@ export interface ParsedLogsRequest {
 
 /** Parses GET /logs query parameters. Throws a BadRequestError naming the parameter. */
 export function parseLogsRequest(search: URLSearchParams): ParsedLogsRequest {
-    const filters: Filter[] = [];
-    const echo: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
     const seen = new Set<string>();
-    for (const [name, value] of search) {
-        if (PASSIVE.has(name)) continue;
-        if (CONTROL.has(name)) {
-            if (seen.has(name)) throw badParam(name, 'is given more than once');
-            seen.add(name);
-            continue;
-        }
-        const parts = splitParamName(name);
-        if (!parts || !isFilterName(parts.base)) throw badParam(name, 'is not a GET /logs parameter');
-        if (value.length > MAX_VALUE_LENGTH) throw badParam(name, `is longer than ${MAX_VALUE_LENGTH} characters`);
-        // An empty value means "no filter" (as a form sends it), except for a keyed match on ''.
-        if (value === '' && !(parts.keys.length > 0 && !isRangeKey(parts.keys))) continue;
-        if (filters.length >= MAX_FILTERS) throw badParam(name, `exceeds the maximum of ${MAX_FILTERS} filters`);
-        filters.push(parseFilter(name, parts.base, parts.keys, value));
-        const prev = echo[name];
-        echo[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    for (const name of search.keys()) {
+        if (!PAGING_PARAMS.has(name)) continue;
+        if (seen.has(name)) throw badParam(name, 'is given more than once');
+        seen.add(name);
     }
+    const { filters, echo } = parseFilterSet(search, { what: 'GET /logs', skip: PAGING_PARAMS });
     const sort = parseSort(search.get('sort'));
     const query: LogsQuery = {
         filters,
@@ -51,12 +35,10 @@ export function parseLogsRequest(search: URLSearchParams): ParsedLogsRequest {
     };
     const cursor = search.get('cursor');
     if (cursor !== null) query.cursor = decodeCursor(cursor, sort);
-    return { query, echo: { ...echo } };
+    return { query, echo };
 }
 
 /** Parses GET /logs query parameters into a validated LogsQuery. Throws BadRequestError naming the parameter. */
 export function parseLogsQuery(search: URLSearchParams): LogsQuery {
     return parseLogsRequest(search).query;
 }
-
-const isRangeKey = (keys: string[]): boolean => keys.length === 1 && ['gte', 'gt', 'lte', 'lt'].includes(keys[0]!);

@@ -12,6 +12,8 @@ import type { NewEvent, Webhook } from '../storage/types.js';
 import type { WebhookManager } from '../webhooks/manager.js';
 import type { ForwardJob, Forwarder } from '../delivery/forwarder.js';
 import type { AnswerPick, AnswerPlan } from '../webhooks/answer.js';
+import type { DescribedForm } from '../forms/describe.js';
+import type { FormReader } from '../forms/types.js';
 
 /** Services the ingest steps use, built once at start. */
 export interface IngestDeps {
@@ -72,9 +74,15 @@ export interface IngestContext {
     answer?: AnswerPlan;
     /** The answer this request took from `answer`. */
     picked?: AnswerPick;
+    /** The rule whose answer this request got (cleared when an error answers instead). */
+    answeredBy?: { index: number; name: string | null };
     /** Set once the body is being read: from then on, the request is stored whatever happens. */
     capturing: boolean;
     body: ReceivedBody;
+    /** A form body's reader, fed every chunk as it arrives (offloaded bodies too), until the form is described. */
+    formReader?: FormReader;
+    /** The body's form description once the body is in, masked and redacted (absent when the body is no form). */
+    form?: DescribedForm;
     /** The parsed JSON body once `jsonBody` has built it. */
     json?: { value: unknown };
     /** The request's stored fields once `storedRequest` has built them (the script's view and the stored event share them). */

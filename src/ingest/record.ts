@@ -3,6 +3,7 @@ import type { IngestContext, StoredRequest } from './context.js';
 import { MASKED_HEADERS, REDACTED } from '../lib/headers.js';
 import { redactBody } from './redact-body.js';
 import { CredentialRule, maskUrl } from '../lib/credentials.js';
+import { queryObject, type QueryObject } from '../lib/query-object.js';
 
 /**
  * Request headers as stored: credential headers replaced when masking is on, and any header that
@@ -27,19 +28,13 @@ export function storedHeaders(headers: NodeJS.Dict<string | string[]>, mask: boo
  * `raw`, the query string as sent, lets a parameter whose raw bytes hold our key be masked too (its
  * pieces are paired with `search`'s entries: both split on `&` and skip empty pieces).
  */
-export function storedQuery(search: URLSearchParams, rule: CredentialRule, raw?: string): Record<string, string | string[]> {
-    const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+export function storedQuery(search: URLSearchParams, rule: CredentialRule, raw?: string): QueryObject {
     const pieces = raw !== undefined && rule.holdsKey(raw) ? rawPairs(raw) : undefined;
-    let i = 0;
-    for (const [decodedName, value] of search) {
-        const [rawName, rawValue] = pieces?.[i++] ?? [decodedName, value];
+    return queryObject(search, (decodedName, value, i) => {
+        const [rawName, rawValue] = pieces?.[i] ?? [decodedName, value];
         const masked = rule.param(decodedName, value, rawName, rawValue);
-        const name = masked && rule.nameIsSecret(decodedName, rawName) ? REDACTED : decodedName;
-        const v = masked ? REDACTED : value;
-        const prev = out[name];
-        out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    }
-    return { ...out };
+        return [masked && rule.nameIsSecret(decodedName, rawName) ? REDACTED : decodedName, masked ? REDACTED : value];
+    });
 }
 
 /** The query's non-empty pieces as sent, each split at its first `=`. */
@@ -126,6 +121,11 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
     };
     if (ctx.body.raw && ctx.body.kind !== 'empty') event.bodyRaw = ctx.body.raw;
     if (ctx.body.blobKey) event.blobKey = ctx.body.blobKey;
+    if (ctx.answeredBy) event.answeredBy = ctx.answeredBy;
+    if (ctx.form) {
+        event.form = ctx.form.form;
+        if (ctx.form.error !== undefined) event.formError = ctx.form.error;
+    }
     if (ctx.signature) {
         event.signatureValid = ctx.signature.valid;
         event.signatureProvider = ctx.signature.provider;

@@ -31,11 +31,20 @@ export function redactPaths(value: unknown, paths: readonly string[]): boolean {
 export function redactBody(ctx: IngestContext, paths: readonly string[]): void {
     const { body } = ctx;
     if (!body.raw) return;
-    const redacted = redactedBytes(body.kind, body.raw, paths, () => jsonBody(ctx));
+    // A form's redacted values were rewritten in its bytes when it was described (forms/describe.ts).
+    const redacted = formRedacted(ctx) ?? redactedBytes(body.kind, body.raw, paths, () => jsonBody(ctx));
     if (!redacted) return;
     body.raw = redacted;
     body.size = redacted.length;
     ctx.meta.redacted = true;
+}
+
+/**
+ * The bytes of a form body with its redacted fields rewritten, while the body is still the one that
+ * was described (a custom script may have replaced it since); undefined when nothing was rewritten.
+ */
+export function formRedacted(ctx: IngestContext): Buffer | undefined {
+    return ctx.form?.redacted && !ctx.meta.scriptChangedBody ? ctx.form.redacted : undefined;
 }
 
 /**

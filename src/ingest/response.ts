@@ -4,6 +4,9 @@ import type { IngestContext, PreparedResponse } from './context.js';
 import { hasHeader } from '../lib/headers.js';
 import type { AnswerPick } from '../webhooks/answer.js';
 import type { AnswerSpec } from '../storage/types.js';
+import type { AnswerTemplates } from '../webhooks/answer-templates.js';
+import { rateLimitHeaders, type RateDecision } from '../webhooks/rate-window.js';
+import { renderHeader, renderTemplate, type TemplateScope } from '../webhooks/template-render.js';
 
 const BUILTIN_BODY = 'OK';
 
@@ -60,6 +63,8 @@ function successHeaders(input: Readonly<InputConfig>): Record<string, string> {
  */
 export function errorResponse(ctx: IngestContext, error: unknown): PreparedResponse {
     const { status, body, headers } = errorBody(error, ctx.requestId);
+    // The answer is the error's, not a rule's.
+    delete ctx.answeredBy;
     ctx.extraHeaders = { ...ctx.extraHeaders, ...headers };
     return { status, headers: {}, body };
 }
@@ -81,16 +86,49 @@ function effectiveInput(input: Readonly<InputConfig>, answer: Readonly<AnswerSpe
     return effective;
 }
 
+/** The 429 of a webhook's simulated rate limit (`response.rateLimit`); `__status` does not lift it. */
+function rateLimited(rate: RateDecision): PreparedResponse {
+    const message = `Rate limit of ${rate.limit} requests per ${rate.perSeconds} s exceeded (simulated by this webhook's response.rateLimit)`;
+    return { status: 429, headers: rateLimitHeaders(rate), body: { status: 429, error: 'Too Many Requests', message, retryAfterSeconds: rate.resetSeconds } };
+}
+
+const JSON_MEDIA = /^[^;]*[/+]json\s*(;|$)/i;
+
+/** The configured Content-Type among `headers` (any letter case), if any. */
+function contentTypeOf(headers: Readonly<Record<string, string>>): string | undefined {
+    for (const name in headers) if (name.toLowerCase() === 'content-type') return headers[name];
+    return undefined;
+}
+
 /**
- * The answer of a webhook with its own `response`: its step's status, body and headers over the run's
- * defaults; an injected failure answers `failureStatusCode` with the built-in error message; `__status`
- * still sets the status; `retryAfterSeconds` adds Retry-After to a 429 or 503.
+ * Renders the answer's templates into `response`: the body when it is the answer's own (not an
+ * injected failure's message), as JSON content when the configured Content-Type is JSON (or, with
+ * none, when the template is a JSON object or array), and each templated header value.
  */
-export function webhookResponse(input: Readonly<InputConfig>, pick: AnswerPick, override: number | undefined, webhookId: string): PreparedResponse {
+function renderInto(response: PreparedResponse, templates: AnswerTemplates, effective: Readonly<InputConfig>, scope: TemplateScope): void {
+    if (templates.body && response.body === effective.defaultResponseBody) {
+        const configured = contentTypeOf(effective.defaultResponseHeaders);
+        const json = configured === undefined ? templates.bodyLooksJson : JSON_MEDIA.test(configured);
+        if (configured === undefined) response.headers['Content-Type'] = json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+        response.body = renderTemplate(templates.body, scope, json).text;
+    }
+    for (const [name, template] of templates.headers) if (Object.hasOwn(response.headers, name)) response.headers[name] = renderHeader(template, scope);
+}
+
+/**
+ * The answer of a webhook with its own `response`: a 429 when its simulated rate limit has no room;
+ * else its rule's or step's status, body and headers over the run's defaults, templates rendered
+ * (`scope` gives what they read); an injected failure answers `failureStatusCode` with the built-in
+ * error message; `__status` still sets the status; `retryAfterSeconds` adds Retry-After to a 429 or 503.
+ */
+export function webhookResponse(input: Readonly<InputConfig>, pick: AnswerPick, override: number | undefined, webhookId: string, scope?: () => TemplateScope): PreparedResponse {
+    if (pick.rate && !pick.rate.allowed) return rateLimited(pick.rate);
     const effective = effectiveInput(input, pick.answer);
     const response = pick.failed
         ? defaultResponse({ ...effective, defaultResponseBody: BUILTIN_BODY }, override ?? pick.failureStatusCode, webhookId)
         : defaultResponse(effective, override ?? effective.defaultResponseCode, webhookId);
+    if (pick.templates && scope && !pick.failed) renderInto(response, pick.templates, effective, scope());
+    if (pick.rate) Object.assign(response.headers, rateLimitHeaders(pick.rate));
     // A Retry-After among the answer's own headers is the user's word and stays the only one.
     if (pick.retryAfterSeconds !== undefined && (response.status === 429 || response.status === 503) && !hasHeader(response.headers, 'retry-after')) {
         response.headers['Retry-After'] = String(pick.retryAfterSeconds);

@@ -14,7 +14,7 @@ export const HTTP_STATUS: Record<string, number> = Object.freeze(
 
 /** Event fields a script may read but not change in storage: identity, timing and verification. */
 const FIXED = new Set(['id', 'webhookId', 'timestamp', 'method', 'requestUrl', 'contentType', 'remoteIp', 'userAgent', 'size', 'bodyEncoding',
-    'signatureValid', 'signatureProvider', 'signatureError', 'statusCode', 'responseBody', 'responseHeaders', 'headers', 'query', 'body']);
+    'signatureValid', 'signatureProvider', 'signatureError', 'statusCode', 'responseBody', 'responseHeaders', 'headers', 'query', 'body', 'form', 'formError']);
 
 /** The body as the API shows it: JSON as a value, text as a string, bytes as base64. */
 function bodyView(ctx: IngestContext): { body: unknown; bodyEncoding?: 'base64' } {
@@ -46,6 +46,8 @@ export function scriptInput(ctx: IngestContext): ScriptInput {
         responseHeaders: ctx.response.headers,
     };
     if (ctx.signature) Object.assign(event, { signatureValid: ctx.signature.valid, signatureProvider: ctx.signature.provider, signatureError: ctx.signature.error ?? null });
+    // A form's description as it will be stored (masked and redacted); the script reads it, never changes it.
+    if (ctx.form) Object.assign(event, ctx.form.error === undefined ? { form: ctx.form.form } : { form: ctx.form.form, formError: ctx.form.error });
     // The body is sent once: the sandbox copies event.body (and bodyEncoding) into the frozen req.
     const reqCopy = { method, url, path: url.split('?')[0], headers, query, ip: remoteIp };
     return { event, req: reqCopy, status: HTTP_STATUS };

@@ -36,3 +36,6 @@ export const randomIds: IdGenerator = {
     logId: () => sortableId(Date.now()),
     requestId: () => sortableId(Date.now()),
 };
+
+/** A new bulk replay job id: `rj_` + 21 alphanumeric characters. */
+export const replayJobId = (): string => `rj_${alnum21()}`;

@@ -1,12 +1,21 @@
 import type { ServerResponse } from 'node:http';
 import type { LiveFeed } from '../storage/roles.js';
-import { LIVE_BODY_LIMIT, truncateBody } from './entry.js';
+import type { LogEntry } from '../storage/types.js';
+import { LIVE_BODY_LIMIT, rawBodyOfEntry, truncateBody } from './entry.js';
 
 /** Entries read from storage at a time: with bodies over 64 KB never loaded, a page holds at most ~1 MB of bodies. */
 const PAGE = 16;
+/**
+ * The ids last sent that are kept, to drop their live frames (see SentIds): far more than can
+ * commit between the resume's last reads and its switch to live frames.
+ */
+const RECENT_IDS = 10_000;
 
 /** The comment a resume sends when it cannot deliver everything that was missed. */
 export const RESUME_INCOMPLETE = ': resume incomplete, page /logs\n\n';
+
+/** The entry with `rawBody` (see rawBodyOfEvent), when there is one. */
+export const withRawBody = (entry: LogEntry, rawBody: string | undefined): LogEntry => (rawBody === undefined ? entry : { ...entry, rawBody });
 
 /** The `id:`/`data:` frame of one event. */
 export const frameOf = (id: string, data: unknown): string => `id: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -15,8 +24,17 @@ export const frameOf = (id: string, data: unknown): string => `id: ${id}\ndata: 
 export interface ResumeOptions {
     feed: Pick<LiveFeed, 'entriesAfter'>;
     baseUrl: string;
-    /** The most missed events sent (DECISIONS: 1,000). */
+    /** The most missed events sent (DECISIONS: 1,000; a client may ask for more, `resumeLimit`). */
     limit: number;
+    /**
+     * Whether the client's filters accept an entry (a filtered stream); absent: every entry. Its
+     * entries that do not match are read, not sent, and do not count against `limit`.
+     */
+    accepts?: (entry: LogEntry) => Promise<boolean>;
+    /** The most entries a filtered resume reads without sending before it gives up (`: resume incomplete`). */
+    maxSkipped: number;
+    /** Whether frames carry `rawBody` (`?rawBodies=true`). */
+    rawBodies?: boolean;
     /** Unread bytes the resume leaves in the socket before it waits for the reader. */
     slackBytes: number;
     /**
@@ -29,8 +47,31 @@ export interface ResumeOptions {
      * event that commits while the last read is in flight reaches the client one way or the other.
      */
     hold(): void;
-    /** Ends the resume. `sent` holds the ids sent from storage: their live frames must not repeat. */
-    goLive(sent: Set<string>): void;
+    /** Ends the resume. `sent` holds the ids last sent from storage: their live frames must not repeat. */
+    goLive(sent: SentIds): void;
+}
+
+/**
+ * The ids a resume sent, the latest RECENT_IDS of them: only those can come back as live frames (the
+ * hub holds a client's live frames only from its resume's last reads on), and a resume of millions
+ * of events must not keep millions of ids.
+ */
+export class SentIds {
+    private current = new Set<string>();
+    private previous = new Set<string>();
+
+    /** Whether `id` was sent recently. */
+    has(id: string): boolean {
+        return this.current.has(id) || this.previous.has(id);
+    }
+
+    add(id: string): void {
+        if (this.current.size >= RECENT_IDS / 2) {
+            this.previous = this.current;
+            this.current = new Set();
+        }
+        this.current.add(id);
+    }
 }
 
 /**
@@ -46,30 +87,41 @@ export interface ResumeOptions {
  * a lagging feed never sends a held frame from before the Last-Event-ID.
  */
 export async function resume(res: ServerResponse, lastEventId: string, o: ResumeOptions): Promise<void> {
-    const sent = new Set<string>();
+    const sent = new SentIds();
+    let count = 0;
+    let skipped = 0;
     let after = lastEventId;
     let holding = false;
+    const incomplete = (text: string): void => {
+        if (res.destroyed || res.writableEnded) return;
+        res.write(text + RESUME_INCOMPLETE);
+        o.goLive(sent);
+    };
     for (;;) {
         if (res.destroyed || res.writableEnded) return;
-        // One more than the limit allows, to learn whether anything lies past it.
-        const want = Math.min(PAGE, o.limit - sent.size + 1);
+        // One more than the limit allows, to learn whether anything lies past it (a filtered
+        // resume cannot know how many of a page it will send: it reads whole pages).
+        const want = o.accepts ? PAGE : Math.min(PAGE, o.limit - count + 1);
         const page = await o.feed.entriesAfter(after, want, LIVE_BODY_LIMIT);
         if (res.destroyed || res.writableEnded) return;
         if (page === undefined) {
             // The id is unknown (or was deleted mid-resume): say so and go live.
-            res.write(RESUME_INCOMPLETE);
-            return o.goLive(sent);
+            return incomplete('');
         }
         let text = '';
         for (const entry of page) {
-            if (sent.size === o.limit) {
-                res.write(text + RESUME_INCOMPLETE);
-                return o.goLive(sent);
-            }
-            text += frameOf(entry.id, truncateBody(entry, o.baseUrl));
-            sent.add(entry.id);
             after = entry.id;
+            if (o.accepts && !(await o.accepts(entry))) {
+                // Reading on for matches must end somewhere: past that, /logs pages the rest.
+                if (++skipped >= o.maxSkipped) return incomplete(text);
+                continue;
+            }
+            if (count === o.limit) return incomplete(text);
+            text += frameOf(entry.id, o.rawBodies ? withRawBody(truncateBody(entry, o.baseUrl), rawBodyOfEntry(entry)) : truncateBody(entry, o.baseUrl));
+            sent.add(entry.id);
+            count++;
         }
+        if (res.destroyed || res.writableEnded) return;
         if (text) res.write(text);
         if (page.length < want && res.writableLength <= o.slackBytes) {
             if (holding) return o.goLive(sent);

@@ -62,6 +62,8 @@ export interface ReceiveOptions {
     memory: Reservation;
     /** Whether a body the pool has no room for may go to the blob store (else it is refused). */
     spill: boolean;
+    /** Sees every chunk as it arrives, synchronously (a form's reader): it holds no chunk, so backpressure and memory stay as they are. */
+    tap?: { push(chunk: Buffer): void };
 }
 
 /** What receive reports before it rejects, so the step can record the reason. */
@@ -78,7 +80,7 @@ export interface ReceiveEvents {
  * the AppError the sender is to get (413, 408, 503) after telling `on`, or ClientAbortedError.
  */
 export function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvents): Promise<ReceivedBody> {
-    const { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill: mayShed } = options;
+    const { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill: mayShed, tap } = options;
     return new Promise<ReceivedBody>((resolve, reject) => {
         let chunks: Buffer[] = [];
         let size = 0;
@@ -152,6 +154,7 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
                 finish(tooLarge(max, size));
                 return;
             }
+            tap?.push(chunk);
             if (writer) return spill(chunk);
             if (roomless || (!known && size <= threshold && !memory.take(chunk.length))) {
                 if (!mayShed) {

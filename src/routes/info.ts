@@ -1,4 +1,5 @@
 import type { AppDeps } from './deps.js';
+import type { Info } from '../api/info.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
 import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
@@ -57,6 +58,6 @@ function infoHandler(deps: AppDeps) {
                 ready: `${base}/ready`,
             },
             docs: `${base}/openapi.json`,
-        });
+        } satisfies Info);
     };
 }

@@ -1,7 +1,8 @@
 import type { AppDeps } from './deps.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { encodeCursor } from '../http/logs-query/cursor.js';
-import { parseLogsRequest } from '../http/parse-logs-query.js';
+import { parseFilterSet } from '../filters/set.js';
+import { PAGING_PARAMS, parseLogsRequest } from '../http/parse-logs-query.js';
 import { Router, type Request, type Response } from 'express';
 import { ctxOf } from '../http/context.js';
 import { sendHar, takeFormat } from '../http/har.js';
@@ -87,7 +88,8 @@ function detailHandler(deps: AppDeps) {
     };
 }
 
-const OPTIONAL_FIELDS = new Set(['bodyEncoding', 'meta']);
+// Fields only some events have (`form`: a form body's description), which a sparse read may still name.
+const OPTIONAL_FIELDS = new Set(['bodyEncoding', 'meta', 'answeredBy', 'form', 'formError']);
 
 /** DELETE /logs/:logId: the capture, its payload, replay history and forwarding entries are deleted. */
 function deleteOneHandler(deps: AppDeps) {
@@ -98,11 +100,11 @@ function deleteOneHandler(deps: AppDeps) {
     };
 }
 
-/** DELETE /logs?<filters>: every capture matching the filters of GET /logs; at least one is required. */
+/** DELETE /logs?<filters>: every capture matching the filters of GET /logs (paging and order ignored); at least one is required. */
 function deleteMatchingHandler(deps: AppDeps) {
     return async (_req: Request, res: Response): Promise<void> => {
-        const { query } = parseLogsRequest(ctxOf(res).search);
-        if (query.filters.length === 0) throw new BadRequestError('DELETE /logs needs at least one filter (as GET /logs takes them); it never deletes everything');
-        sendJson(res, 200, { deleted: await deleteMatching(deps, query.filters) });
+        const { filters } = parseFilterSet(ctxOf(res).search, { what: 'DELETE /logs', skip: PAGING_PARAMS });
+        if (filters.length === 0) throw new BadRequestError('DELETE /logs needs at least one filter (as GET /logs takes them); it never deletes everything');
+        sendJson(res, 200, { deleted: await deleteMatching(deps, filters) });
     };
 }

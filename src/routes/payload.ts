@@ -2,7 +2,9 @@ import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from './deps.js';
 import { Router, type Request, type Response } from 'express';
 import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
-import type { BodyKind } from '../storage/types.js';
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { BodyKind, StoredBody } from '../storage/types.js';
 import { visibleEntryWebhook } from './logs.js';
 
 const FALLBACK_TYPE: Record<BodyKind, string> = {
@@ -23,26 +25,31 @@ export function payloadRoutes(deps: AppDeps, mw: RouteGuards): Router {
     return router;
 }
 
+/** Headers that keep captured content inert in a browser: never sniffed, never run (a sandbox that allows nothing). */
+export const INERT_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" } as const;
+
+/**
+ * The bytes of a stored body as received: a blob holds them for offloaded bodies and for originals a
+ * customScript replaced (streamed, never read whole), the row for the rest.
+ */
+export async function storedBytes(blobs: BlobStore, body: StoredBody): Promise<{ stream: Readable; size: number } | { raw: Buffer }> {
+    if (body.blobKey) return blobs.read(body.blobKey);
+    return { raw: body.raw ?? Buffer.alloc(0) };
+}
+
 function payloadHandler(deps: AppDeps) {
     return async (req: Request<{ logId: string }>, res: Response): Promise<void> => {
         const logId = req.params.logId;
         await visibleEntryWebhook(deps, logId);
         const body = await deps.storage.bodies.getBody(logId);
-        const headers = {
-            'Content-Type': body.contentType || FALLBACK_TYPE[body.kind],
-            'X-Content-Type-Options': 'nosniff',
-            'Content-Security-Policy': "sandbox; default-src 'none'",
-            'Content-Disposition': 'inline',
-        };
-        // A blob holds the bytes as received: offloaded bodies, and originals a customScript replaced.
-        if (body.blobKey) {
-            const blob = await deps.blobs.read(body.blobKey);
-            res.writeHead(200, { ...headers, 'Content-Length': blob.size });
-            await pipeline(blob.stream, res).catch(() => res.destroy());
+        const headers = { 'Content-Type': body.contentType || FALLBACK_TYPE[body.kind], ...INERT_HEADERS, 'Content-Disposition': 'inline' };
+        const bytes = await storedBytes(deps.blobs, body);
+        if ('stream' in bytes) {
+            res.writeHead(200, { ...headers, 'Content-Length': bytes.size });
+            await pipeline(bytes.stream, res).catch(() => res.destroy());
             return;
         }
-        const raw = body.raw ?? Buffer.alloc(0);
-        res.writeHead(200, { ...headers, 'Content-Length': raw.length });
-        res.end(raw);
+        res.writeHead(200, { ...headers, 'Content-Length': bytes.raw.length });
+        res.end(bytes.raw);
     };
 }

@@ -2,6 +2,7 @@ import type { AppDeps } from './deps.js';
 import { sendJson } from '../http/respond.js';
 import { Router, type Request, type Response } from 'express';
 import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
+import type { Check } from '../api/info.js';
 
 const mb = (bytes: number): number => Math.round((bytes / 1048576) * 100) / 100;
 
@@ -26,7 +27,6 @@ function healthHandler(deps: AppDeps) {
     };
 }
 
-type Check = { status: 'ok' | 'error'; message?: string; backend?: string };
 
 /** GET /ready: 200 when storage and webhooks work and the service accepts traffic, else 503. */
 function readyHandler(deps: AppDeps) {

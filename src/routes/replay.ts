@@ -2,9 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from './deps.js';
 import { parseReplayEdit } from '../delivery/replay-edit.js';
-import { createReplayer, type ReplaySigner } from '../delivery/replay.js';
-import { signatureSettingsOf } from '../config/pipeline.js';
-import { resign } from '../signatures/index.js';
+import { createReplayer } from '../delivery/replay.js';
+import { configuredSigner } from '../delivery/replay-signer.js';
 import { AppError } from '../errors.js';
 import { ctxOf } from '../http/context.js';
 import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
@@ -15,7 +14,7 @@ const editLimit = (deps: AppDeps): number => deps.config.input.maxPayloadSize + 
 
 /** POST /replay/:webhookId/:itemId?url=: re-sends a captured event (optionally edited) to `url`. */
 export function replayRoutes(deps: AppDeps, mw: RouteGuards): Router {
-    const replay = createReplayer({ ...deps, bodies: deps.storage.bodies }, replaySigner(deps));
+    const replay = createReplayer({ ...deps, records: deps.storage.outbox }, configuredSigner(deps.config, deps.clock));
     const router = Router(ROUTER_OPTIONS);
     router
         .route('/replay/:webhookId/:itemId')
@@ -44,8 +43,3 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     return Buffer.concat(chunks);
 }
 
-/** `resign: true` signs with the configured provider and secret; none configured, none offered. */
-function replaySigner(deps: AppDeps): ReplaySigner | undefined {
-    const settings = signatureSettingsOf(deps.config.input);
-    return settings && ((body, headers) => resign(settings, body, headers, deps.clock));
-}

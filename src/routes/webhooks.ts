@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from './deps.js';
+import type { ManagedWebhook } from '../api/webhook.js';
 import { AppError, NotFoundError, validationError } from '../errors.js';
 import { ROUTER_OPTIONS, type RouteGuards } from '../http/middleware.js';
 import { sendJson } from '../http/respond.js';
@@ -73,7 +74,7 @@ function activeOr404(deps: AppDeps, id: string): Webhook {
 }
 
 /** A webhook as the API shows it: `{id, url, name, createdAt, expiresAt, response, count}`. */
-async function view(deps: AppDeps, webhook: Webhook): Promise<Record<string, unknown>> {
+async function view(deps: AppDeps, webhook: Webhook): Promise<ManagedWebhook> {
     // Counted off the main thread by the query pool, which keeps the count of each filter up to date.
     const page = await deps.events.query({ filters: [{ kind: 'exact', field: 'webhookId', value: webhook.id }], sort: [{ field: 'timestamp', dir: 'desc' }], limit: 1, offset: 0 });
     return {

@@ -16,26 +16,9 @@ export interface SortRule {
     dir: 'asc' | 'desc';
 }
 
-/** Columns holding serialized JSON, searchable as text or by key. */
-export type JsonColumn = 'headers' | 'query' | 'body' | 'responseHeaders' | 'responseBody';
-export type ExactField = 'id' | 'webhookId' | 'requestId' | 'signatureProvider' | 'method';
-export type NumberField = 'statusCode' | 'size' | 'processingTime' | 'timestamp';
-export type PartialField = 'requestUrl' | 'contentType' | 'userAgent';
-export type RangeOp = 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
-
-/** One parsed filter of GET /logs; every filter in a query must hold (AND). */
-export type Filter =
-    | { kind: 'exact'; field: ExactField; value: string }
-    /** Numbers; timestamps as ms since the epoch. */
-    | { kind: 'range'; field: NumberField; op: RangeOp; value: number }
-    | { kind: 'partial'; field: PartialField; value: string }
-    /** remoteIp: inclusive range of 16-byte addresses (an exact IP is a /32 or /128). */
-    | { kind: 'ip'; lo: Buffer; hi: Buffer }
-    | { kind: 'bool'; field: 'signatureValid'; value: boolean }
-    /** Substring over the serialized column. */
-    | { kind: 'text'; column: JsonColumn; value: string }
-    /** A key (dot path split in segments) whose value equals `value`. */
-    | { kind: 'keyed'; column: JsonColumn; path: string[]; value: string };
+// The filters are the filter language's own (src/filters); storage code reads them from here too.
+export type { ExactField, Filter, JsonColumn, NumberField, PartialField, RangeOp } from '../filters/types.js';
+import type { Filter } from '../filters/types.js';
 
 /**
  * A decoded keyset cursor: the sort values of the last row seen (one per rule of the total order

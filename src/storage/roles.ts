@@ -2,6 +2,7 @@ import type { BlobStore } from './blob-store.js';
 import type { BacklogItem, ForwardSource, OutboxItem, StoreStats } from './event-store.js';
 import type { LogsPage, LogsQuery } from './query-types.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from './types.js';
+import type { ReplayJobStore } from './replay-job-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export type { BacklogItem, ForwardSource, OutboxItem, StoreStats, SyncMode } from './event-store.js';
@@ -148,6 +149,8 @@ export interface Storage {
     feed: LiveFeed;
     meta: StoreMeta;
     health: StoreHealth;
+    /** Bulk replay jobs: their fixed sets, progress and who runs each. */
+    replayJobs: ReplayJobStore;
     /**
      * Where webhooks persist; undefined when the backend does not keep them (SQLite: the actor's
      * key-value store keeps them).

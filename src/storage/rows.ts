@@ -1,5 +1,7 @@
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../lib/json-text.js';
+import type { Form } from '../api/capture.js';
 import type { LogEntry, LogSummary, NewEvent, BodyKind } from './types.js';
+import { keepBodyText } from './stored-text.js';
 
 // How an event looks as a row, shared by every backend (PostgreSQL stores the same encoded
 // columns as SQLite, so answers match byte for byte). Only src/storage reads this module.
@@ -29,6 +31,14 @@ export interface EventRow {
     body_kind: BodyKind;
     blob_key: string | null;
     meta: string | null;
+    /** The rule that answered (its index in the webhook's `response.rules`, and its name); null when none did. */
+    answered_index: number | null;
+    answered_by: string | null;
+    /** A form body's description (api/capture.ts Form), its fields and its files as JSON; null when the body is no form. */
+    form_fields: string | null;
+    form_files: string | null;
+    /** Why the form was not described in full; null when it was (or is no form). */
+    form_error: string | null;
 }
 
 /** Columns of `bodies`. */
@@ -70,6 +80,11 @@ export type EventRecord = [
     bodyKind: BodyKind,
     blobKey: string | null,
     meta: string | null,
+    answeredIndex: number | null,
+    answeredBy: string | null,
+    formFields: string | null,
+    formFiles: string | null,
+    formError: string | null,
     body: Uint8Array | null,
     /** For the forwarding backlog: null (not forwarded), 1 (the stored request is exact), 0 (it is not). */
     forward: 0 | 1 | null,
@@ -80,8 +95,8 @@ export const REQUEST_URL = 8;
 export const REMOTE_IP = 10;
 export const QUERY = 13;
 export const BODY_KIND = 19;
-export const BODY = 22;
-const FORWARD = 23;
+export const BODY = 27;
+const FORWARD = 28;
 
 /**
  * Encodes an event for the writer. A body that is a view into a larger buffer (a socket read
@@ -116,6 +131,11 @@ export function encodeEvent(e: NewEvent): EventRecord {
         e.bodyKind,
         e.blobKey ?? null,
         e.meta ? JSON.stringify(e.meta) : null,
+        e.answeredBy ? e.answeredBy.index : null,
+        e.answeredBy ? e.answeredBy.name : null,
+        e.form ? JSON.stringify(e.form.fields) : null,
+        e.form ? JSON.stringify(e.form.files) : null,
+        e.formError ?? null,
         body,
         e.forward ? (e.forward.exact ? 1 : 0) : null,
     ];
@@ -192,5 +212,11 @@ export function rowToEntry(r: EventRow, body: BodyRow | undefined): LogEntry {
         signatureError: r.signature_error,
     };
     if (r.meta) entry.meta = JSON.parse(r.meta) as Record<string, unknown>;
+    // Rows stored before rules existed have no such column (undefined): no rule answered them.
+    if (r.answered_index !== null && r.answered_index !== undefined) entry.answeredBy = { index: r.answered_index, name: r.answered_by ?? null };
+    // Rows stored before forms were described have no such columns either.
+    if (typeof r.form_fields === 'string') entry.form = { fields: JSON.parse(r.form_fields) as Form['fields'], files: JSON.parse(r.form_files ?? '[]') as Form['files'] };
+    if (typeof r.form_error === 'string') entry.formError = r.form_error;
+    keepBodyText(entry, r.body_kind, body, r.blob_key);
     return entry;
 }

@@ -1,3 +1,9 @@
+// Storage's own types; the shapes the API shows (a captured event, a replay, an answer) are src/api's.
+import type { LogEntry } from '../api/capture.js';
+import type { ResponseSpec } from '../api/webhook.js';
+export type { ForwardOutcome, LogEntry, LogSummary, ReplayRecord } from '../api/capture.js';
+export type { AnswerSpec, ResponseSpec } from '../api/webhook.js';
+
 /** How the body of an event is kept. */
 export type BodyKind =
     /** No body bytes. */
@@ -11,26 +17,8 @@ export type BodyKind =
     /** Streamed to the key-value store; only the payload route serves it. */
     | 'offloaded';
 
-/** The request and answer fields every captured event has, stored and served alike. */
-export interface EventEnvelope {
-    id: string;
-    webhookId: string;
-    method: string;
-    statusCode: number;
-    size: number;
-    processingTime: number;
-    requestId: string;
-    requestUrl: string;
-    contentType: string;
-    remoteIp: string;
-    userAgent: string;
-    headers: Record<string, unknown>;
-    query: Record<string, unknown>;
-    responseHeaders: Record<string, unknown>;
-    responseBody: unknown;
-    /** Extra facts recorded on the event (forwarding outcome, rejection reason, ...). */
-    meta?: Record<string, unknown>;
-}
+/** The request and answer fields every captured event has, stored and served alike (LogEntry's, src/api). */
+export type EventEnvelope = Omit<LogEntry, 'timestamp' | 'body' | 'bodyEncoding' | 'signatureValid' | 'signatureProvider' | 'signatureError' | 'replays' | 'forward'>;
 
 /** A captured request as the ingest pipeline hands it to storage. */
 export interface NewEvent extends EventEnvelope {
@@ -51,44 +39,8 @@ export interface NewEvent extends EventEnvelope {
     forward?: { exact: boolean };
 }
 
-import type { ReplayRecord } from './replay-record.js';
-export type { ReplayRecord };
-
-/** What became of forwarding an event to `forwardUrl`, as GET /logs/:logId shows it under `forward`. */
-export interface ForwardOutcome {
-    /** `delivered`: the target answered (any status); `failed`: no attempt got an answer; `dropped`: never sent. */
-    status: 'pending' | 'delivered' | 'failed' | 'dropped';
-    url: string;
-    statusCode: number | null;
-    attempts: number;
-    error: string | null;
-    /** When this outcome was reached, ISO 8601. */
-    at: string;
-}
-
-/** A captured event as the API returns it (GET /logs/:logId). */
-export interface LogEntry extends EventEnvelope {
-    /** Capture time, ISO 8601. */
-    timestamp: string;
-    body: unknown;
-    bodyEncoding?: 'base64';
-    signatureValid: boolean | null;
-    signatureProvider: string | null;
-    signatureError: string | null;
-    /** Replays of this event, oldest first (the latest 50); [] when never replayed. */
-    replays?: ReplayRecord[];
-    /** The forwarding outcome, when `forwardUrl` was set at capture. */
-    forward?: ForwardOutcome;
-}
-
 /** A log entry without its decoded body, for exports that carry the stored bytes apart (HAR). */
 export type ExportEntry = Omit<LogEntry, 'body' | 'bodyEncoding'>;
-
-/** The summary fields of a log entry in list results. */
-export type LogSummary = Pick<
-    LogEntry,
-    'id' | 'webhookId' | 'timestamp' | 'method' | 'statusCode' | 'size' | 'processingTime' | 'requestId' | 'requestUrl' | 'contentType' | 'signatureValid' | 'signatureProvider'
->;
 
 /** The stored body of one event, for the payload route and replay. */
 export interface StoredBody {
@@ -99,9 +51,6 @@ export interface StoredBody {
     blobKey?: string;
     size: number;
 }
-
-export type { AnswerSpec, ResponseSpec } from './answer-spec.js';
-import type { ResponseSpec } from './answer-spec.js';
 
 /** A webhook, as stored: generated at start or created through POST /webhooks. */
 export interface Webhook {

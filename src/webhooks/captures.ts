@@ -3,7 +3,8 @@ import type { Logger } from '../lib/log.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DeletionLog } from '../storage/deletion-log.js';
 import type { EventLog, StoreHealth } from '../storage/roles.js';
-import type { CursorPosition, Filter } from '../storage/query-types.js';
+import type { Filter } from '../filters/types.js';
+import type { CursorPosition } from '../storage/query-types.js';
 
 /** What deleting captures needs. */
 export interface CaptureDeps {

@@ -1,61 +1,14 @@
 import { validationError, type ErrorDetail } from '../errors.js';
 import { answerHeaderDetails } from '../lib/answer-headers.js';
 import { boundedValidator } from './bounded-validation.js';
-import type { ResponseSpec } from '../storage/types.js';
+import { answerTemplateProblems } from './answer-templates.js';
+import { parseWhen } from './rules.js';
+import { WEBHOOK_CREATE_SCHEMA, WEBHOOK_PATCH_SCHEMA, type ResponseSpec, type WebhookChange } from '../api/webhook.js';
 
-/** The most answers a `sequence` may hold. */
-export const MAX_SEQUENCE = 100;
-/** `retentionHours` bounds of a webhook (DECISIONS.md: 1–168). */
-export const MAX_RETENTION_HOURS = 168;
+export type { WebhookChange };
 
-// Header names are HTTP tokens; values carry no control characters but tab (Node refuses them at send).
-const HEADERS = {
-    type: 'object',
-    propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", maxLength: 256 },
-    additionalProperties: { type: 'string', maxLength: 8192, pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$' },
-    maxProperties: 50,
-};
-const STATUS = { type: 'integer', minimum: 200, maximum: 599 };
-const BODY = { type: ['string', 'object', 'array'], maxLength: 1_048_576 };
-const DELAY = { type: 'integer', minimum: 0, maximum: 10_000 };
-
-/** One answer: what a sequence holds, and the base of a webhook's `response`. */
-const ANSWER = { statusCode: STATUS, body: BODY, headers: HEADERS, delayMs: DELAY };
-
-/** The `response` of a webhook (DECISIONS.md "Webhooks you manage"): one JSON Schema, each field optional. */
-export const RESPONSE_SCHEMA = {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-        ...ANSWER,
-        sequence: { type: 'array', minItems: 1, maxItems: MAX_SEQUENCE, items: { type: 'object', additionalProperties: false, properties: ANSWER } },
-        failureRate: { type: 'number', minimum: 0, maximum: 1 },
-        failureStatusCode: STATUS,
-        retryAfterSeconds: { type: 'integer', minimum: 0, maximum: 86_400 },
-    },
-} as const;
-
-const RETENTION = { type: 'integer', minimum: 1, maximum: MAX_RETENTION_HOURS };
-const NAME = { type: ['string', 'null'], maxLength: 200 };
-
-/** POST /webhooks body. */
-export const CREATE_SCHEMA = {
-    type: 'object',
-    additionalProperties: false,
-    properties: { name: NAME, retentionHours: RETENTION, response: { ...RESPONSE_SCHEMA, type: ['object', 'null'] } },
-} as const;
-
-/** PATCH /webhooks/:id body: at least one field. */
-export const PATCH_SCHEMA = { ...CREATE_SCHEMA, minProperties: 1 } as const;
-
-const validators = { create: boundedValidator(CREATE_SCHEMA), patch: boundedValidator(PATCH_SCHEMA) };
-
-/** A validated POST or PATCH body. */
-export interface WebhookChange {
-    name?: string | null;
-    retentionHours?: number;
-    response?: ResponseSpec | null;
-}
+// The schemas are the API's (src/api/webhook.ts): the OpenAPI document shows the very ones validated here.
+const validators = { create: boundedValidator(WEBHOOK_CREATE_SCHEMA), patch: boundedValidator(WEBHOOK_PATCH_SCHEMA) };
 
 /**
  * Validates a POST (`create`) or PATCH (`patch`) body, parsed from `text` when given (a large one is
@@ -64,18 +17,36 @@ export interface WebhookChange {
 export function parseWebhookChange(kind: keyof typeof validators, body: unknown, text?: string): WebhookChange {
     const problems = validators[kind](body, text);
     if (problems === undefined) {
-        const refused = responseHeaderDetails((body as WebhookChange).response);
-        if (refused.length === 0) return body as WebhookChange;
-        throw validationError('The answer sets headers only the server may set', refused);
+        const response = (body as WebhookChange).response;
+        const refused = responseHeaderDetails(response);
+        if (refused.length > 0) throw validationError('The answer sets headers only the server may set', refused);
+        const problems = responseRuleDetails(response);
+        if (problems.length === 0) return body as WebhookChange;
+        throw validationError('The answer has a rule condition or a template that cannot be used', problems);
     }
     throw validationError('The request body does not match the webhook schema', problems.details, problems.total);
 }
 
-/** The refused header names of a `response`: its own headers' and each sequence step's. */
+/** The refused header names of a `response`: its own headers', each sequence step's and each rule's. */
 function responseHeaderDetails(response: ResponseSpec | null | undefined): ErrorDetail[] {
     const details = response?.headers ? answerHeaderDetails(response.headers, 'response.headers') : [];
     response?.sequence?.forEach((step, i) => {
         if (step.headers) details.push(...answerHeaderDetails(step.headers, `response.sequence.${i}.headers`));
+    });
+    response?.rules?.forEach((rule, i) => {
+        if (rule.answer.headers) details.push(...answerHeaderDetails(rule.answer.headers, `response.rules.${i}.answer.headers`));
+    });
+    return details;
+}
+
+/** The problems of a `response`'s rule conditions (`when`) and templates, each at its path (and a template's at its position). */
+function responseRuleDetails(response: ResponseSpec | null | undefined): ErrorDetail[] {
+    if (!response) return [];
+    const details = answerTemplateProblems(response, 'response');
+    response.sequence?.forEach((step, i) => details.push(...answerTemplateProblems(step, `response.sequence.${i}`)));
+    response.rules?.forEach((rule, i) => {
+        details.push(...parseWhen(rule.when, `response.rules.${i}.when`).problems);
+        details.push(...answerTemplateProblems(rule.answer, `response.rules.${i}.answer`));
     });
     return details;
 }

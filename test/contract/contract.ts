@@ -7,6 +7,7 @@ import { metaHealthCases } from './cases-meta.js';
 import { outageCases, type Outage } from './cases-outage.js';
 import { outboxCases } from './cases-outbox.js';
 import { queryCases } from './cases-query.js';
+import { replayJobCases } from './cases-replay-jobs.js';
 import { storeCases } from './cases-stores.js';
 import { writerCases } from './cases-writers.js';
 
@@ -102,6 +103,7 @@ export function describeStorageContract(name: string, open: () => Promise<Opened
         metaHealthCases(ctx);
         writerCases(ctx);
         storeCases(ctx, { webhooks: options.webhooks ?? false, blobs: options.blobs ?? false });
+        replayJobCases({ shared: ctx.shared, jobs: () => ctx.storage().replayJobs, peer: async () => (await ctx.peer()).replayJobs, reopen: async () => (await ctx.reopen()).replayJobs });
         if (options.outage) outageCases(ctx, options.outage);
     });
 }

@@ -1,36 +1,29 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStorage } from '@crawlee/memory-storage';
-import { Configuration, KeyValueStore } from 'apify';
+import { systemClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { openLocalPayloads } from '../../src/storage/blob/local-payloads.js';
-import { KvWebhookStore } from '../../src/storage/apify/webhook-registry.js';
-import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { openActorStorage } from '../../src/storage/apify/actor-storage.js';
+import { Deadlines } from '../../src/storage/apify/deadline.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/roles.js';
 import type { OpenedStorage } from './contract.js';
 
-/** The SQLite backend as the service opens it (one query worker: the contract is not a load test). */
-function sqliteStorage(file: string): Promise<Storage> {
-    return openSqliteStorage({ file, queryWorkers: 1 });
-}
-
 /**
- * In SQLite mode webhooks and payloads are not in the database: the local key-value store and the
- * payload folder keep them (as compose.ts opens them). The contract holds those to the same roles.
+ * SQLite mode as the service opens it (storage/open-storage.ts): the embedded store for events, and
+ * for webhooks and payloads the local key-value store and payload folder of the actor's storage in
+ * the same folder, which the contract holds to the same roles. One query worker: the contract is
+ * not a load test.
  */
-async function withLocalStores(storage: Storage, dir: string): Promise<Storage> {
-    const blobs = await openLocalPayloads(dir, silentLogger);
-    const config = new Configuration({ storageClient: new MemoryStorage({ localDataDirectory: dir, persistStorage: true }), purgeOnStart: false });
-    const webhooks = new KvWebhookStore(await KeyValueStore.open(undefined, { config }));
-    return { ...storage, webhooks, blobs };
+async function sqliteMode(dir: string): Promise<Storage> {
+    const actor = await openActorStorage(false, 'contract', dir, silentLogger, systemClock, new Deadlines());
+    return openStorage({ database: undefined, storageDir: dir, sqlite: { queryWorkers: 1 }, actor, log: silentLogger });
 }
 
 /** A fresh SQLite storage in a temp folder, with the local webhook and payload stores; `reopen` opens the same folder again. */
 export async function openSqliteForContract(): Promise<OpenedStorage> {
     const dir = await mkdtemp(join(tmpdir(), 'whd-contract-'));
-    const file = join(dir, 'events.sqlite');
-    const open = async (): Promise<Storage> => withLocalStores(await sqliteStorage(file), dir);
+    const open = (): Promise<Storage> => sqliteMode(dir);
     return {
         storage: await open(),
         reopen: open,

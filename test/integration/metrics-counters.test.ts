@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver } from '../replay/receiver.js';
+import { until } from '../helpers/until.js';
 import { openRawSse, openStalledSse } from '../stream/sse-client.js';
 
 interface Counters {
@@ -51,6 +52,8 @@ describe('/system/metrics counters', () => {
         // One slice per worker request, so a body search is many round trips: well over 1 ms.
         const slow = await start({ input: { rateLimitPerMinute: 0 }, queryPool: { splitFrom: 1, slice: 1, timeoutMs: 1 } });
         for (let i = 0; i < 50; i++) await slow.fetch(`/webhook/${slow.webhookId}`, { method: 'POST', body: 'a'.repeat(10_000) });
+        // Captures are answered before their commit: an empty store would answer the search at once.
+        await until('the 50 captures to be committed', async () => ((await json<{ storage: { eventsStored: number } }>(await slow.fetch('/system/metrics'))).storage.eventsStored === 50 ? true : undefined));
         expect((await slow.fetch('/logs?cursor=&body=no-such-term&limit=10')).status).toBe(504);
         expect((await metrics(slow)).queries).toMatchObject({ rejectedBusy: 0, timedOut: 1 });
     });

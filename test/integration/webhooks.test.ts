@@ -44,12 +44,12 @@ describe('webhook lifecycle', () => {
 
     it('answers 404 on ingest and on the entries of an expired webhook, and cleans it up', async () => {
         const clock = new ManualClock();
-        const svc = await startTestService({ input: { urlCount: 1, retentionHours: 1 }, clock, cleanupIntervalMs: 50 });
+        const svc = await startTestService({ input: { urlCount: 1, retentionHours: 1 }, clock, overrides: { timings: { cleanupMs: 50 } } });
         try {
             // Webhook records: rows of the database with PostgreSQL, files of the local key-value store with SQLite.
-            const shared = svc.deps.storage.webhooks;
-            const stored = async (): Promise<string[]> => shared
-                ? (await shared.list()).map((w) => w.id)
+            const { backend, webhooks } = svc.deps.storage;
+            const stored = async (): Promise<string[]> => backend === 'postgres'
+                ? (await webhooks.list()).map((w) => w.id)
                 : (await (await import('node:fs/promises')).readdir(`${svc.dir}/key_value_stores/default`)).filter((f) => f.startsWith('webhook-'));
             assert.equal((await stored()).length, 1, 'the webhook is stored while it lives');
             const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', body: 'before expiry' });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/http/logs-query/cursor.js';
-import { parseTimestamp } from '../../src/http/logs-query/values.js';
+import { parseTimestamp } from '../../src/filters/values.js';
 import { parseLogsRequest } from '../../src/http/parse-logs-query.js';
-import { jsonPaths } from '../../src/storage/sqlite/query/keyed.js';
+import { jsonPaths } from '../../src/filters/keyed.js';
 import { totalOrder } from '../../src/storage/sort-order.js';
 
 const parse = (qs: string): ReturnType<typeof parseLogsRequest> => parseLogsRequest(new URLSearchParams(qs));

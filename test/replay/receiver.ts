@@ -9,6 +9,8 @@ export interface Received {
     /** Header names as sent on the wire, in order. */
     rawNames: string[];
     body: Buffer;
+    /** When the whole request had arrived (performance.now()). */
+    at: number;
 }
 
 /** A real HTTP server on 127.0.0.1:0 that records every request and answers with `reply`. */
@@ -32,7 +34,7 @@ export async function startReceiver(reply: Reply = (_r, res) => res.end('ok')): 
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
             const rawNames = req.rawHeaders.filter((_, i) => i % 2 === 0);
-            const got: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawNames, body: Buffer.concat(chunks) };
+            const got: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawNames, body: Buffer.concat(chunks), at: performance.now() };
             requests.push(got);
             waiters.splice(0).forEach((w) => w());
             reply(got, res);

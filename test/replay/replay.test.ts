@@ -228,7 +228,7 @@ describe('replay history', () => {
             expect((await send(`${target.url}/second`)).status).toBe(200);
             const before = (await json<{ replays: { targetUrl: string; at: string }[] }>(await local.fetch(`/logs/${logId}`))).replays;
             expect(before.map((r) => r.targetUrl)).toEqual([`${target.url}/first`, `${target.url}/second`]);
-            expect(before[0]).toEqual({ at: expect.any(String), targetUrl: `${target.url}/first`, targetResponseCode: 201, attempts: 1, error: null, resigned: false });
+            expect(before[0]).toEqual({ at: expect.any(String), targetUrl: `${target.url}/first`, targetResponseCode: 201, attempts: 1, error: null, resigned: false, via: 'replay' });
 
             await local.close({ keepDir: true });
             restarted = await startTestService({ dir: local.dir, input: { rateLimitPerMinute: 0 } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boundedValidator } from '../../src/webhooks/bounded-validation.js';
-import { CREATE_SCHEMA } from '../../src/webhooks/schema.js';
+import { WEBHOOK_CREATE_SCHEMA as CREATE_SCHEMA } from '../../src/api/webhook.js';
 import { skimMembers, type Shape } from '../../src/webhooks/skim.js';
 
 const validate = boundedValidator(CREATE_SCHEMA);

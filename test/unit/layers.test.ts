@@ -71,16 +71,22 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 // The house reads top-down: main → compose → app → ingest and routes → delivery, http, live, webhooks →
-// storage → lib. Config, the memory budget, the sandbox and signatures sit with storage: every upper layer
+// storage → lib → api (the API's shapes, which the dashboard shares). Config, the memory budget, the sandbox and signatures sit with storage: every upper layer
 // reads them. A module may import from its own tier or a lower one, never from a higher one.
 const TIERS: readonly (readonly string[])[] = [
+    // The `listen` command: a program of its own, a client of the HTTP API (see the rule below).
+    ['cli/'],
     ['main.ts'],
     ['compose.ts'],
     ['app.ts'],
     ['ingest/', 'routes/'],
     ['delivery/', 'http/', 'live/', 'webhooks/'],
-    ['storage/', 'config/', 'memory/', 'sandbox/', 'signatures/'],
+    // forms/: reading a form body (busboy), which ingest describes and the files route serves from.
+    ['storage/', 'config/', 'memory/', 'sandbox/', 'signatures/', 'forms/'],
+    // The filter language (parsing, predicates, the pieces both SQL builders share): every condition speaks it.
+    ['filters/'],
     ['lib/', 'errors.ts'],
+    ['api/'],
 ];
 
 /** The tier of a src-relative path; -1 when no tier names it. */
@@ -132,5 +138,96 @@ describe('the import graph of src', () => {
             for (const to of targets) if (entries.has(to)) pickers.push(from);
         }
         assert.deepEqual([...new Set(pickers)], ['storage/open-storage.ts']);
+    });
+});
+
+describe('the listen command (src/cli)', () => {
+    it('is a client of the HTTP API: it imports from src only cli/, lib/ and api/, and of packages only Node\'s own', () => {
+        const files = sourceFiles(join(SRC, 'cli'));
+        assert.ok(files.length >= 5, `only ${files.length} files under src/cli`);
+        const allowed = ['cli/', 'lib/', 'api/'].map((dir) => join(SRC, dir));
+        const leaks: string[] = [];
+        let lib = 0;
+        for (const file of files) {
+            for (const spec of specifiersOf(file)) {
+                if (spec.startsWith('node:')) continue;
+                const target = spec.startsWith('.') ? resolve(dirname(file), spec) : undefined;
+                if (target !== undefined && allowed.some((dir) => target.startsWith(dir))) {
+                    if (target.startsWith(join(SRC, 'lib'))) lib++;
+                    continue;
+                }
+                leaks.push(`${relative(SRC, file)} → ${spec}`);
+            }
+        }
+        assert.deepEqual(leaks, []);
+        // The rule bites: the command does import from lib/ (the framing headers, the masked placeholder).
+        assert.ok(lib > 0, 'no import of src/lib seen under src/cli');
+    });
+
+    it('reaches nothing else through lib/ either: what it imports imports only lib/ (and its tier\'s errors.ts) and api/', () => {
+        const graph = importGraph();
+        const seen = new Set<string>();
+        const queue = [...graph.keys()].filter((path) => path.startsWith('cli/'));
+        while (queue.length > 0) {
+            const next = queue.pop()!;
+            if (seen.has(next)) continue;
+            seen.add(next);
+            queue.push(...(graph.get(next) ?? []));
+        }
+        // errors.ts sits in lib's tier (lib/answer-headers.ts names its ErrorDetail type).
+        assert.deepEqual([...seen].filter((path) => !/^(cli|lib|api)\//.test(path) && path !== 'errors.ts'), []);
+    });
+});
+
+/** Every import specifier of a file (relative or not), comments blanked first. */
+function specifiersOf(file: string): string[] {
+    const any = /\b(?:import|export)\b[^;'"`]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]/g;
+    return [...stripComments(readFileSync(file, 'utf8')).matchAll(any)].map((m) => (m[1] ?? m[2])!);
+}
+
+function filesUnder(dir: string, ext: RegExp): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return filesUnder(path, ext);
+        return ext.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+    });
+}
+
+describe('the API shapes (src/api) and the dashboard (web/)', () => {
+    const API = join(SRC, 'api');
+    const WEB = join(ROOT, 'web', 'src');
+
+    it('src/api imports nothing from the rest of src and nothing of Node (the dashboard bundles it)', () => {
+        const leaks: string[] = [];
+        const files = filesUnder(API, /\.ts$/);
+        assert.ok(files.length >= 6, `only ${files.length} files under src/api`);
+        for (const file of files) {
+            const text = stripComments(readFileSync(file, 'utf8'));
+            if (/\bBuffer\b|\bprocess\./.test(text)) leaks.push(`${relative(SRC, file)} uses Buffer or process`);
+            for (const spec of specifiersOf(file)) {
+                const inside = spec.startsWith('.') && resolve(dirname(file), spec).startsWith(API + '/');
+                if (!inside && spec !== 'json-schema-to-ts') leaks.push(`${relative(SRC, file)} → ${spec}`);
+            }
+        }
+        assert.deepEqual(leaks, []);
+    });
+
+    it('web/ imports from src only src/api, and nothing of Node', () => {
+        const leaks: string[] = [];
+        const files = filesUnder(WEB, /\.tsx?$/);
+        let shared = 0;
+        for (const file of files) {
+            for (const spec of specifiersOf(file)) {
+                const target = spec.startsWith('.') ? resolve(dirname(file), spec) : undefined;
+                if (spec.startsWith('node:')) leaks.push(`${relative(ROOT, file)} → ${spec}`);
+                else if (target !== undefined && !target.startsWith(WEB + '/')) {
+                    if (target.startsWith(join(SRC, 'api') + '/')) shared++;
+                    else leaks.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+                }
+            }
+        }
+        assert.deepEqual(leaks, []);
+        // The rule bites: the dashboard's types do come from src/api.
+        assert.ok(shared > 0, 'no import of src/api seen under web/');
     });
 });

@@ -1,3 +1,4 @@
+import { ruleToForm, rulesFromForm, type RuleForm } from './rules-form.js';
 import type { AnswerSpec, ErrorDetail, ResponseSpec } from './types.js';
 
 /** The answer editor's fields as typed; an empty field means "the run's default". */
@@ -10,7 +11,15 @@ export interface AnswerForm {
     failureRate: string;
     failureStatusCode: string;
     retryAfterSeconds: string;
+    /** The rate limit simulation: both set, or neither. */
+    rateRequests: string;
+    rateSeconds: string;
+    /** Answers by rule, in order. */
+    rules: RuleForm[];
 }
+
+/** The fields typed as text (every one but the rules). */
+export type TextField = Exclude<keyof AnswerForm, 'rules'>;
 
 const NUMBER_FIELDS = ['statusCode', 'delayMs', 'failureRate', 'failureStatusCode', 'retryAfterSeconds'] as const;
 
@@ -39,6 +48,9 @@ export function toForm(response: ResponseSpec | null): AnswerForm {
         failureRate: num(r.failureRate),
         failureStatusCode: num(r.failureStatusCode),
         retryAfterSeconds: num(r.retryAfterSeconds),
+        rateRequests: num(r.rateLimit?.requests),
+        rateSeconds: num(r.rateLimit?.perSeconds),
+        rules: (r.rules ?? []).map(ruleToForm),
     };
 }
 
@@ -92,5 +104,15 @@ export function fromForm(form: AnswerForm): { response: ResponseSpec | null; err
     };
     parse('headers', parseHeaders);
     parse('sequence', parseSequence);
+    const [requests, perSeconds] = [form.rateRequests.trim(), form.rateSeconds.trim()];
+    if (requests || perSeconds) {
+        if (Number.isFinite(Number(requests)) && Number.isFinite(Number(perSeconds)) && requests && perSeconds) response.rateLimit = { requests: Number(requests), perSeconds: Number(perSeconds) };
+        else errors.push({ path: 'response.rateLimit', message: 'needs both a number of requests and a number of seconds' });
+    }
+    if (form.rules.length) {
+        const rules = rulesFromForm(form.rules);
+        response.rules = rules.rules;
+        errors.push(...rules.errors);
+    }
     return { response: Object.keys(response).length ? (response as ResponseSpec) : null, errors };
 }

@@ -6,12 +6,13 @@ import { useConfirm } from './components/confirm.js';
 import { Detail } from './components/detail.js';
 import { DiffView } from './components/diff-view.js';
 import { EventList } from './components/event-list.js';
+import { BulkReplay } from './components/bulk-replay.js';
 import { FilterBar } from './components/filter-bar.js';
 import { WebhookBar } from './components/webhook-bar.js';
 import { filterParams, isFiltered, matches, NO_FILTERS, type Filters } from './filters.js';
 import { useKeyboard } from './keyboard.js';
 import { openStream, type StreamState } from './sse.js';
-import type { CursorPage, Info, LogEntry, LogSummary } from './types.js';
+import type { CursorPage, Info, LogEntry, LogSummary, Webhook } from './types.js';
 import { useWebhooks } from './webhooks.js';
 
 const PAGE = 200;
@@ -221,8 +222,18 @@ export function App(): JSX.Element {
             {fatal && <p class="error banner">{fatal}</p>}
             <WebhookBar hooks={hooks} confirm={confirm} onCapturesGone={(id) => forget((i) => i.webhookId === id)} />
             <FilterBar value={filters} webhooks={webhooks} onApply={applyFilters} />
+            <BulkReplay query={isFiltered(filters) ? filterParams(filters).toString() : ''} />
             <div class="toolbar">
                 <span class="count" data-testid="count">{items.length} {items.length === 1 ? 'capture' : 'captures'}{isFiltered(filters) ? ' (filtered)' : ''}</span>
+                {filters.extra && (
+                    <span class="chip" data-testid="extra-filter">
+                        {filters.extra.label}: <code>{decodeURIComponent(filters.extra.params.replace(/\+/g, ' '))}</code>
+                        <button type="button" class="btn small" aria-label="Remove this filter" onClick={() => {
+                                const { extra: _dropped, ...rest } = filters;
+                                applyFilters(rest);
+                            }}>×</button>
+                    </span>
+                )}
                 <button type="button" class="btn small" disabled={marked.length !== 2} onClick={() => void showDiff()}>
                     Diff marked ({marked.length}/2)
                 </button>
@@ -250,7 +261,10 @@ export function App(): JSX.Element {
                     {diff ? (
                         <DiffView a={diff[0]} b={diff[1]} onClose={() => setDiff(null)} />
                     ) : entry && openId === entry.id ? (
-                        <Detail entry={entry} info={info} authKey={authKey} marked={marked.includes(entry.id)} onMark={() => mark(entry.id)} onClose={() => open(null)} onReplayed={() => open(entry.id, true)} onDelete={() => void deleteCapture(entry.id)} />
+                        <Detail
+                            entry={entry} info={info} authKey={authKey} marked={marked.includes(entry.id)} onMark={() => mark(entry.id)} onClose={() => open(null)} onReplayed={() => open(entry.id, true)} onDelete={() => void deleteCapture(entry.id)}
+                            ruleWhen={ruleWhen(webhooks, entry)} onShowRule={(params, label) => applyFilters({ ...NO_FILTERS, extra: { label, params: params.toString() } })}
+                        />
                     ) : openId ? (
                         <p class="muted">Loading…</p>
                     ) : (
@@ -261,6 +275,13 @@ export function App(): JSX.Element {
             {dialog}
         </div>
     );
+}
+
+/** The `when` of the rule that answered a capture, if its webhook still has that rule (same index and name). */
+function ruleWhen(webhooks: readonly Webhook[], entry: LogEntry): Record<string, unknown> | undefined {
+    const by = entry.answeredBy;
+    const rule = by ? webhooks.find((w) => w.id === entry.webhookId)?.response?.rules?.[by.index] : undefined;
+    return rule && (rule.name ?? null) === by!.name ? rule.when : undefined;
 }
 
 function StreamBadge({ state }: { state: StreamState }): JSX.Element {

@@ -14,6 +14,8 @@ export interface Filters {
     /** datetime-local values (the browser's time zone). */
     from: string;
     to: string;
+    /** More GET /logs parameters (a rule's `when`, from a capture's detail), shown by `label`. */
+    extra?: { label: string; params: string };
 }
 
 /** No filter: every webhook's captures. */
@@ -31,6 +33,7 @@ export function filterParams(f: Filters): URLSearchParams {
     if (f.text) p.set(f.scope, f.text);
     if (f.from) p.set('timestamp[gte]', iso(f.from));
     if (f.to) p.set('timestamp[lte]', iso(f.to));
+    if (f.extra) for (const [k, v] of new URLSearchParams(f.extra.params)) p.append(k, v);
     return p;
 }
 
@@ -47,6 +50,9 @@ const serialized = (v: unknown): string => (typeof v === 'string' ? v : JSON.str
  * case-insensitive substring of the stored JSON; this mirrors it on the event as streamed.
  */
 export function matches(f: Filters, e: LogEntry): boolean {
+    // A rule's conditions speak the whole filter language, which only the server answers: the list
+    // shows what /logs listed, and live captures wait for the next load.
+    if (f.extra) return false;
     if (f.webhookId && e.webhookId !== f.webhookId) return false;
     if (f.method && e.method !== f.method.toUpperCase()) return false;
     if (f.statusMin && e.statusCode < Number(f.statusMin)) return false;

@@ -1,7 +1,7 @@
 import { NULLABLE_SORT_FIELDS, type CursorPosition, type SortField, type SortRule } from '../../storage/query-types.js';
 import { totalOrder } from '../../storage/sort-order.js';
 import { sortSignature } from './sort.js';
-import { badParam } from './values.js';
+import { badParam } from '../../filters/values.js';
 
 /** Sort fields whose cursor value is a number (or null, for the nullable ones). */
 const NUMERIC: ReadonlySet<SortField> = new Set<SortField>(['statusCode', 'size', 'timestamp', 'processingTime', 'signatureValid']);

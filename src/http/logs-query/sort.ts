@@ -1,5 +1,5 @@
 import { SORT_FIELDS, type SortField, type SortRule } from '../../storage/query-types.js';
-import { badParam } from './values.js';
+import { badParam } from '../../filters/values.js';
 
 /** The default order: newest first. */
 export const DEFAULT_SORT: readonly SortRule[] = [{ field: 'timestamp', dir: 'desc' }];

@@ -1,26 +1,6 @@
-import { Forwarder, forwardedBy, forwardJob } from '../../delivery/forwarder.js';
-import { exponential } from '../../lib/backoff.js';
+import { forwardedBy, forwardJob } from '../../delivery/forwarder.js';
 import { AppError } from '../../errors.js';
-import type { ForwardBacklog } from '../../storage/roles.js';
 import type { IngestDeps, Step } from '../context.js';
-
-/**
- * Forwarding limits besides the captures kept in memory (Config.forwardQueue): 64 MB of bodies in
- * memory, and 64 deliveries handed to the delivery thread at once, which keeps 16 of them on the
- * wire (send-worker.ts).
- */
-const FORWARD_LIMITS = { maxHeldBytes: 64 * 1024 * 1024, concurrency: 64 };
-
-/** The background forwarder for `forwardUrl`, if set; the service stops it at shutdown. */
-export function createForwarder(deps: Pick<IngestDeps, 'config' | 'blobs' | 'clock' | 'log' | 'metrics'> & { backlog: ForwardBacklog }): Forwarder | undefined {
-    const { forwardUrl, replayMaxRetries, replayTimeoutMs } = deps.config.input;
-    if (forwardUrl === undefined) return undefined;
-    return new Forwarder(
-        forwardUrl,
-        { backlog: deps.backlog, blobs: deps.blobs, clock: deps.clock, log: deps.log, allowlist: deps.config.env.ssrfAllowlist, metrics: deps.metrics },
-        { ...FORWARD_LIMITS, maxHeld: deps.config.forwardQueue, inFlood: deps.config.forwardInFlood, schedule: exponential(replayMaxRetries, 500, 5000), timeoutMs: replayTimeoutMs },
-    );
-}
 
 /**
  * Step 10: refuses a request that this very instance forwarded (a loop through `forwardUrl`) with

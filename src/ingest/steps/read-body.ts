@@ -55,7 +55,8 @@ function linger(req: IncomingMessage): Promise<void> {
  * off (a JSON Schema or a script must see the whole body, which an offloaded body skips) a body the
  * pool has no room for is refused with 503 and Retry-After instead, so load never changes the verdict.
  * A sender that pauses for `idleMs` (slowloris) is answered 408 and the connection closed; the
- * request is stored with that status and the byte count, without the partial body.
+ * request is stored with that status and the byte count, without the partial body. A form body's
+ * reader (ctx.formReader) is fed each chunk as it arrives, in memory or on its way to the store.
  */
 export function createReadBody(max: number, threshold: number, idleMs = 0, pool = new BytePool(Number.MAX_SAFE_INTEGER), spill = true): Step {
     return async (ctx) => {
@@ -90,7 +91,7 @@ export function createReadBody(max: number, threshold: number, idleMs = 0, pool 
             discardRest(ctx.req, ctx.res);
         };
         try {
-            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill }, {
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill, ...(ctx.formReader ? { tap: ctx.formReader } : {}) }, {
                 tooLarge: refuse('payload too large'),
                 notStored: refuse('payload not stored'),
                 busy: refuse('memory busy'),

@@ -1,7 +1,7 @@
 import { ScriptRunner } from '../../sandbox/runner.js';
 import type { IngestContext, Step } from '../context.js';
 import { payloadKey, putBlob } from '../../storage/blob-store.js';
-import { redactedBytes } from '../redact-body.js';
+import { formRedacted, redactedBytes } from '../redact-body.js';
 import { applyAnswer, applyStored, scriptInput } from '../script-event.js';
 
 /**
@@ -13,7 +13,7 @@ async function keepOriginal(ctx: IngestContext): Promise<string> {
     const key = payloadKey(ctx.logId);
     if (ctx.body.kind === 'offloaded') return ctx.body.blobKey ?? key;
     const raw = ctx.body.raw ?? Buffer.alloc(0);
-    const bytes = redactedBytes(ctx.body.kind, raw, ctx.deps.config.input.redactBodyPaths) ?? raw;
+    const bytes = formRedacted(ctx) ?? redactedBytes(ctx.body.kind, raw, ctx.deps.config.input.redactBodyPaths) ?? raw;
     await putBlob(ctx.deps.blobs, key, String(ctx.req.headers['content-type'] ?? ''), bytes);
     return key;
 }

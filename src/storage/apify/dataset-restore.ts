@@ -1,6 +1,7 @@
 import type { Readiness } from '../readiness.js';
 import type { Logger } from '../../lib/log.js';
 import type { EventLog, StoreMeta } from '../roles.js';
+import type { Form } from '../../api/capture.js';
 import type { BodyKind, NewEvent } from '../types.js';
 import type { DatasetSink } from './dataset-sink.js';
 import { payloadKey } from '../blob-store.js';
@@ -61,7 +62,28 @@ export function eventFromItem(item: Record<string, unknown>): NewEvent | null {
     if (typeof item.signatureProvider === 'string') event.signatureProvider = item.signatureProvider;
     if (typeof item.signatureError === 'string') event.signatureError = item.signatureError;
     if (item.meta && typeof item.meta === 'object') event.meta = obj(item.meta);
+    const by = item.answeredBy as { index?: unknown; name?: unknown } | null | undefined;
+    if (by && Number.isInteger(by.index)) event.answeredBy = { index: by.index as number, name: typeof by.name === 'string' ? by.name : null };
+    const form = formOf(item.form);
+    if (form) event.form = form;
+    if (form && typeof item.formError === 'string') event.formError = item.formError;
     return event;
+}
+
+/** An item's form description when it has the shape the export wrote (fields: lists of strings; files: objects). */
+function formOf(value: unknown): Form | undefined {
+    if (!value || typeof value !== 'object') return undefined;
+    const { fields, files } = value as { fields?: unknown; files?: unknown };
+    if (!fields || typeof fields !== 'object' || Array.isArray(fields) || !Array.isArray(files)) return undefined;
+    const lists = Object.values(fields);
+    if (!lists.every((l) => Array.isArray(l) && l.every((v) => typeof v === 'string'))) return undefined;
+    if (!files.every((f) => f && typeof f === 'object' && Number.isInteger((f as { index?: unknown }).index))) return undefined;
+    return { fields: fields as Form['fields'], files: files as Form['files'] };
+}
+
+/** Whether a restore from the dataset began in this store and did not finish (the process stopped): it resumes. */
+export async function restoreUnfinished(meta: StoreMeta): Promise<boolean> {
+    return (await meta.getMeta('restore_offset')) !== undefined && (await meta.getMeta('restore_done')) === undefined;
 }
 
 /**

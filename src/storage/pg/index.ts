@@ -13,6 +13,7 @@ import { PgMeta, pgDurability, pgStats } from './meta.js';
 import { PgOutbox } from './outbox.js';
 import { createPool, isConnectionError, rows } from './pool.js';
 import { runPgQuery } from './query/index.js';
+import { PgReplayJobStore } from './replay-jobs.js';
 import { QueryGate, type PgQueryLimits } from './query/gate.js';
 import { migrate } from './schema.js';
 import { PgWebhookStore } from './webhook-store.js';
@@ -44,7 +45,7 @@ export interface PgStorageOptions {
  * the instance heartbeat, the LISTEN feed, the health probe, and every role of the Storage bundle. Rejects with
  * StoreUnavailableError when the database cannot be reached.
  */
-export async function openPgStorage(options: PgStorageOptions): Promise<Storage> {
+export async function openPgStorage(options: PgStorageOptions): Promise<Storage & Required<Pick<Storage, 'webhooks' | 'blobs'>>> {
     const { instanceId, log } = options;
     const pool = createPool(options);
     // Group commits, the heartbeat and the probe on connections of their own: a burst of slow queries
@@ -141,6 +142,7 @@ export async function openPgStorage(options: PgStorageOptions): Promise<Storage>
             // PostgreSQL's autovacuum reuses and returns space by itself: nothing to do here.
             reclaimSpace: () => Promise.resolve(0),
         },
+        replayJobs: new PgReplayJobStore(pool, instanceId, heartbeat),
         webhooks: new PgWebhookStore(pool, (channel, listener) => feed.onNotice(channel, listener)),
         blobs: new PgBlobStore(pool, instanceId),
         close: () =>

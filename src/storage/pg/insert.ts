@@ -25,7 +25,7 @@ const COLUMNS: [name: string, type: ElementType][] = [
     ['processing_time', 'float8'], ['request_id', 'text'], ['request_url', 'text'], ['content_type', 'text'], ['remote_ip', 'text'],
     ['user_agent', 'text'], ['headers', 'text'], ['query', 'text'], ['response_headers', 'text'], ['response_body', 'text'],
     ['signature_valid', 'boolean'], ['signature_provider', 'text'], ['signature_error', 'text'], ['body_kind', 'text'], ['blob_key', 'text'],
-    ['meta', 'text'], ['ip_bin', 'bytea'],
+    ['meta', 'text'], ['answered_index', 'int'], ['answered_by', 'text'], ['form_fields', 'text'], ['form_files', 'text'], ['form_error', 'text'], ['ip_bin', 'bytea'],
     // Each event's keys as one text (body-keys.ts joinedKeys), split on insert.
     ['body_keys', 'text'],
     // Their signature (body-keys.ts keySignature), which the sort indexes carry.

@@ -79,7 +79,7 @@ export class Heartbeat implements ClaimRule {
         this.timer = undefined;
         try {
             await transaction(this.pool, async (client) => {
-                for (const table of ['outbox', 'forward_backlog']) await client.query(`UPDATE ${table} SET owner = NULL WHERE owner = $1`, [this.instanceId]);
+                for (const table of ['outbox', 'forward_backlog', 'replay_jobs']) await client.query(`UPDATE ${table} SET owner = NULL WHERE owner = $1`, [this.instanceId]);
                 await client.query('DELETE FROM instances WHERE id = $1', [this.instanceId]);
             });
         } catch (error) {

@@ -1,3 +1,5 @@
+import { queryObject } from '../../lib/query-object.js';
+
 /**
  * The query string lives twice in an event: raw in `request_url`, which the URL sort index holds,
  * and parsed in `query` (JSON), which no index can hold (it has no bound). A query substring filter
@@ -11,16 +13,6 @@
 /** Characters of the raw query string that would not stand for themselves in the JSON: an escape, or JSON's own escapes. */
 const NOT_LITERAL = /[%"\\\u0000-\u001f]/;
 
-/** The query string's pairs as ingest stores them (ingest/record.ts storedQuery, without masking): a repeated key becomes an array. */
-function parsed(search: string): Record<string, string | string[]> {
-    const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-    for (const [name, value] of new URLSearchParams(search)) {
-        const prev = out[name];
-        out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-    }
-    return { ...out };
-}
-
 /**
  * Whether `queryJson` is exactly the JSON of `url`'s query string, every character of it literal
  * (no %-escape, nothing JSON escapes): then each key and value in the JSON is the same run of
@@ -31,7 +23,8 @@ export function queryInUrl(url: string, queryJson: string): boolean {
     const at = url.indexOf('?');
     const search = at === -1 ? '' : url.slice(at + 1);
     if (NOT_LITERAL.test(search)) return false;
-    return JSON.stringify(parsed(search)) === queryJson;
+    // The pairs as ingest stores them (ingest/record.ts storedQuery), unmasked.
+    return JSON.stringify(queryObject(new URLSearchParams(search))) === queryJson;
 }
 
 /**

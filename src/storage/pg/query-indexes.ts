@@ -53,16 +53,17 @@ const TRIGRAM_INDEXES: [table: string, column: string][] = [
     ['events', 'query'],
     ['events', 'response_headers'],
     ['events', 'response_body'],
+    ['events', 'form_fields'],
     ['bodies', 'text'],
 ];
 
 /**
  * Rows every b-tree here can index: PostgreSQL refuses an index entry over 2,704 bytes (a third of
- * a page), and a stranger sets the URL, user agent and content type (up to the 16 KB of a request's
- * head), an import sets the id. An entry holds one such text and the id (WALKED, below), with
- * at most ~60 bytes beside: 2,048 + 256 leaves room. A row past it stays in the inbox
- * (inbox.ts), which every read also covers, unindexed; storing it in events would fail the move,
- * and with it every row behind it.
+ * a page), and a stranger sets the URL, user agent and content type (up to the 64 KB of a request's
+ * head, MAX_HEADER_BYTES in http/client-error.ts), an import sets the id. An entry holds one such
+ * text and the id (WALKED, below), with at most ~60 bytes beside: 2,048 + 256 leaves room. A row
+ * past it stays in the inbox (inbox.ts), which every read also covers, unindexed; storing it in
+ * events would fail the move, and with it every row behind it.
  */
 export const KEY_BYTES_MAX = 2048;
 export const ID_BYTES_MAX = 256;
@@ -94,6 +95,8 @@ export const QUERY_INDEX_DDL: string[] = [
     // Keyed body filters (query/keyed.ts): the keys written at ingest, and the rows that have none.
     'CREATE INDEX IF NOT EXISTS events_q_body_keys ON events USING gin (body_keys)',
     'CREATE INDEX IF NOT EXISTS events_q_body_unkeyed ON events (seq) WHERE body_keys IS NULL',
+    // answeredBy=<name> (a rule's captures), in time order; only rows a rule answered.
+    `CREATE INDEX IF NOT EXISTS events_q_answered ON events (answered_by ${C}, ts, id ${C}) WHERE answered_by IS NOT NULL`,
     ...TRIGRAM_INDEXES.map(([table, column]) => `CREATE INDEX IF NOT EXISTS ${table}_q_trgm_${column} ON ${table} USING gin (${column} ${C} gin_trgm_ops)`),
     ...KEYED_FUNCTIONS_DDL,
 ];

@@ -10,7 +10,7 @@ export type PgEventBodyRow = PgEventRow & { b_text: string | null; b_raw: Buffer
 /** The columns of an event read back: all but body_keys, which only queries use (body-keys.ts). */
 const EVENT_COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type',
     'remote_ip', 'ip_bin', 'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error',
-    'body_kind', 'blob_key', 'meta', 'origin'];
+    'body_kind', 'blob_key', 'meta', 'origin', 'answered_index', 'answered_by', 'form_fields', 'form_files', 'form_error'];
 
 /** The columns of an event with its body, for `FROM events_all e LEFT JOIN bodies_all b ON b.seq = e.seq`. */
 export const EVENT_WITH_BODY = `${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, b.text AS b_text, b.raw AS b_raw`;

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { BLOB_DDL } from './blob-store.js';
 import { APPEND_FUNCTION_DDL } from './insert.js';
 import { QUERY_INDEX_DDL } from './query-indexes.js';
+import { REPLAY_JOBS_DDL } from './replay-jobs.js';
 import { LOCKS } from './keys.js';
 import { WEBHOOK_DDL } from './webhook-store.js';
 import { guarded, storeError } from './pool.js';
@@ -52,6 +53,13 @@ const DDL = [
     // Whether the query JSON is exactly its URL's query string, parsed (query-in-url.ts), which the
     // URL's sort index carries; NULL (always read) for rows stored before it existed.
     'ALTER TABLE events ADD COLUMN IF NOT EXISTS query_plain boolean',
+    // The rule that answered (webhooks/rules.ts): its index and name; NULL when none did.
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS answered_index int',
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS answered_by text',
+    // A form body's description (forms/): its fields and files as JSON, and why it is incomplete; NULL when no form.
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS form_fields text',
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS form_files text',
+    'ALTER TABLE events ADD COLUMN IF NOT EXISTS form_error text',
     // Sorts and filters have the query engine's indexes (QUERY_INDEX_DDL, under the "C" collation);
     // SQLite's own b-trees would only duplicate them and slow every insert. Point reads use them too
     // (idAtTimestamp: events_q_webhook); the former (webhook_id, ts, id) index under the database's
@@ -66,12 +74,17 @@ const DDL = [
     'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS body_keys bigint[]',
     'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS body_sig bigint',
     'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS query_plain boolean',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS answered_index int',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS answered_by text',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS form_fields text',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS form_files text',
+    'ALTER TABLE events_inbox ADD COLUMN IF NOT EXISTS form_error text',
     'CREATE UNIQUE INDEX IF NOT EXISTS events_inbox_seq ON events_inbox (seq)',
     'CREATE UNIQUE INDEX IF NOT EXISTS events_inbox_id ON events_inbox (id)',
     'CREATE TABLE IF NOT EXISTS bodies_inbox (seq bigint PRIMARY KEY, text text, raw bytea)',
     'CREATE OR REPLACE VIEW events_all AS SELECT * FROM events UNION ALL SELECT * FROM events_inbox',
     'CREATE OR REPLACE VIEW bodies_all AS SELECT * FROM bodies UNION ALL SELECT * FROM bodies_inbox',
-    // Replaced by query/run.ts's own join (its e.* would not take a column added to events).
+    // Replaced by query/statements.ts's own join (its e.* would not take a column added to events).
     'DROP VIEW IF EXISTS events_with_body',
     'CREATE TABLE IF NOT EXISTS replays (id bigserial PRIMARY KEY, event_id text NOT NULL, data text NOT NULL)',
     'CREATE INDEX IF NOT EXISTS replays_event ON replays (event_id, id)',
@@ -101,7 +114,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     try {
         await client.query('SELECT pg_advisory_lock($1)', [LOCKS.migrate]);
         try {
-            for (const statement of [...DDL, APPEND_FUNCTION_DDL, ...BLOB_DDL, ...WEBHOOK_DDL, ...QUERY_INDEX_DDL]) await client.query(statement);
+            for (const statement of [...DDL, APPEND_FUNCTION_DDL, ...BLOB_DDL, ...WEBHOOK_DDL, ...QUERY_INDEX_DDL, ...REPLAY_JOBS_DDL]) await client.query(statement);
             // A database this build migrated says so (an older build then refuses it, below).
             await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value::int < excluded.value::int`, [String(SCHEMA_VERSION)]);
             const [row] = (await client.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../../lib/log.js';
-import { encodeEvent, type EventRecord } from '../rows.js';
+import { BODY, encodeEvent, type EventRecord } from '../rows.js';
 import type { NewEvent } from '../types.js';
 import { insertEvents } from './insert.js';
 import { isConnectionError, storeError } from './pool.js';
@@ -50,7 +50,7 @@ export class GroupWriter {
         if (this.closed) return Promise.reject(new Error('The store is closed'));
         const record = encodeEvent(event);
         return new Promise<void>((resolve, reject) => {
-            this.queue.push({ record, bytes: record[22]?.byteLength ?? 0, resolve, reject });
+            this.queue.push({ record, bytes: record[BODY]?.byteLength ?? 0, resolve, reject });
             this.kick();
         });
     }

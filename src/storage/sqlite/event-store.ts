@@ -9,6 +9,7 @@ import type { LogsPage, LogsQuery } from '../query-types.js';
 import type { ExportEntry, ForwardOutcome, LogEntry, NewEvent, ReplayRecord, StoredBody } from '../types.js';
 import { QueryPool, type PoolStats, type QueryPoolOptions } from './query-pool.js';
 import { encodeEvent, rowToEntry, type BodyRow, type EventRow } from './rows.js';
+import { SqliteReplayJobStore } from './replay-jobs.js';
 import { prepareReader, REPLAY_HISTORY } from './schema.js';
 import { WorkerWriter } from './writer.js';
 
@@ -42,6 +43,8 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
     private readonly statements;
     /** The last event position when the store opened; later ones are known from the writer's replies. */
     private readonly lastSeqAtOpen: number;
+    /** Bulk replay jobs, in the same file and through the same writer. */
+    readonly replayJobs: SqliteReplayJobStore;
 
     private constructor(private readonly file: string, writer: WorkerWriter, queryWorkers: number, private readonly durability: StoreStats['durability'], poolOptions: QueryPoolOptions = {}) {
         this.writer = writer;
@@ -50,6 +53,7 @@ export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, For
         this.pool = queryWorkers > 0 ? new QueryPool(file, queryWorkers, poolOptions) : undefined;
         const r = this.reader;
         this.lastSeqAtOpen = (r.prepare('SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0;
+        this.replayJobs = new SqliteReplayJobStore(r, writer);
         this.statements = {
             entry: r.prepare('SELECT * FROM events WHERE id = ?'),
             body: r.prepare('SELECT text, raw FROM bodies WHERE seq = ?'),

@@ -19,6 +19,7 @@ export async function openSqliteStorage(options: SqliteStoreOptions): Promise<St
         feed: store,
         meta: store,
         health: store,
+        replayJobs: store.replayJobs,
         close: () => store.close(),
     };
 }

@@ -8,8 +8,8 @@ export * from '../rows.js';
 /** The INSERT statement for an EventRecord: its columns in order, then ip_bin. */
 export const INSERT_EVENT = `INSERT INTO events (id, webhook_id, ts, method, status_code, size, processing_time, request_id,
     request_url, content_type, remote_ip, user_agent, headers, query, response_headers, response_body,
-    signature_valid, signature_provider, signature_error, body_kind, blob_key, meta, ip_bin)
-    VALUES (${Array.from({ length: 23 }, () => '?').join(', ')})`;
+    signature_valid, signature_provider, signature_error, body_kind, blob_key, meta, answered_index, answered_by, form_fields, form_files, form_error, ip_bin)
+    VALUES (${Array.from({ length: 28 }, () => '?').join(', ')})`;
 
 // Senders repeat: the last address's bytes are kept (binding copies them, so sharing is safe).
 let lastIp = '';

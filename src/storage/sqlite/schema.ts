@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { SyncMode } from '../event-store.js';
+import { REPLAY_JOBS_DDL } from './writer-jobs.js';
 
 export { SINK_POSITION_KEY } from '../meta-keys.js';
 
@@ -36,7 +37,12 @@ CREATE TABLE IF NOT EXISTS events (
     signature_error TEXT,
     body_kind TEXT NOT NULL,
     blob_key TEXT,
-    meta TEXT
+    meta TEXT,
+    answered_index INTEGER,
+    answered_by TEXT,
+    form_fields TEXT,
+    form_files TEXT,
+    form_error TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_id ON events(id);
 CREATE INDEX IF NOT EXISTS events_ts ON events(ts, id);
@@ -81,7 +87,30 @@ export function prepareWriter(db: Database, sync: SyncMode): void {
     // Long searches can keep the WAL from restarting; after each checkpoint, shrink it back to 64 MB.
     db.pragma('journal_size_limit = 67108864');
     db.exec(DDL);
+    addAnsweredBy(db);
+    addForm(db);
+    db.exec(REPLAY_JOBS_DDL);
     db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+}
+
+/**
+ * The rule that answered a capture (webhooks/rules.ts): a database made before rules existed gets
+ * the columns (NULL for its rows: no rule answered them). Only rows a rule answered are indexed.
+ */
+function addAnsweredBy(db: Database): void {
+    const columns = new Set((db.pragma('table_info(events)') as { name: string }[]).map((c) => c.name));
+    if (!columns.has('answered_index')) db.exec('ALTER TABLE events ADD COLUMN answered_index INTEGER');
+    if (!columns.has('answered_by')) db.exec('ALTER TABLE events ADD COLUMN answered_by TEXT');
+    db.exec('CREATE INDEX IF NOT EXISTS events_answered_by ON events(answered_by, ts) WHERE answered_by IS NOT NULL');
+}
+
+/**
+ * A form body's description (forms/): a database made before forms were described gets the columns
+ * (NULL for its rows: described as no form). Filters on them scan, as substring filters do.
+ */
+function addForm(db: Database): void {
+    const columns = new Set((db.pragma('table_info(events)') as { name: string }[]).map((c) => c.name));
+    for (const column of ['form_fields', 'form_files', 'form_error']) if (!columns.has(column)) db.exec(`ALTER TABLE events ADD COLUMN ${column} TEXT`);
 }
 
 /** The durability the connection actually commits with, read back from SQLite. */

@@ -3,6 +3,7 @@ import { INSERT_EVENT, INSERT_RAW_BODY, INSERT_TEXT_BODY, recordForward, recordI
 import type { SyncMode } from '../event-store.js';
 import { prepareWriter, REPLAY_HISTORY, SINK_POSITION_KEY, syncModeOf } from './schema.js';
 import { deleter } from './writer-delete.js';
+import { jobWriter } from './writer-jobs.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 /** The single writer connection: applies a group of requests in one transaction (one fsync). */
@@ -43,6 +44,7 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
         return seq;
     };
     const remove = deleter(db);
+    const jobs = jobWriter(db);
     const apply = (req: WriterRequest): WriterReply => {
         switch (req.op) {
             case 'append': {
@@ -85,6 +87,8 @@ export function openWriterCore(file: string, sync: SyncMode): WriterCore {
                 return { batch: req.batch, freePages: remove.vacuum(req.pages) };
             case 'describe':
                 return { batch: req.batch, durability: syncModeOf(db) };
+            case 'jobs':
+                return { batch: req.batch, ...jobs(req.write) };
             case 'close':
                 return { batch: req.batch };
         }

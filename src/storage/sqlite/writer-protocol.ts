@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { EventRecord } from './rows.js';
 import type { SyncMode } from '../event-store.js';
+import type { JobWrite } from './writer-jobs.js';
 
 /** Messages from the main thread to the writer worker. */
 export type WriterRequest =
@@ -22,6 +23,8 @@ export type WriterRequest =
     | { op: 'vacuum'; batch: number; pages: number }
     /** Reports the writer's settings as SQLite has them. */
     | { op: 'describe'; batch: number }
+    /** A change to bulk replay jobs (writer-jobs.ts). */
+    | { op: 'jobs'; batch: number; write: JobWrite }
     | { op: 'close'; batch: number };
 
 /** The writer's answer to one request. */
@@ -39,6 +42,8 @@ export interface WriterReply {
     freePages?: number;
     /** For describe: the commit durability in effect. */
     durability?: SyncMode | 'other';
+    /** For a jobs claim: the id of the job claimed, null when none was free. */
+    claimed?: string | null;
 }
 
 /** What the worker is started with. */

@@ -3,9 +3,11 @@ import { getPayload, withKey } from '../api.js';
 import { bodyModel, exactBytes, readableBody } from '../body.js';
 import { toCurl } from '../curl.js';
 import { formatSize } from '../format.js';
+import { whenParams } from '../rules-form.js';
 import type { Info, LogEntry } from '../types.js';
 import { BodyView } from './body-view.js';
 import { CopyButton } from './copy-button.js';
+import { FormView } from './form-view.js';
 import { KvTable } from './kv-table.js';
 import { JsonView } from './json-view.js';
 import { ReplayPanel } from './replay-panel.js';
@@ -20,6 +22,10 @@ interface Props {
     onReplayed(): void;
     /** Deletes the capture (asks first). */
     onDelete(): void;
+    /** The `when` of the rule that answered, when the webhook still has it at that index and name. */
+    ruleWhen?: Record<string, unknown> | undefined;
+    /** Lists the captures that GET /logs parameters `params` match (a rule's `when`). */
+    onShowRule?(params: URLSearchParams, label: string): void;
 }
 
 /** The service's public base URL (what /info's endpoint URLs start with). */
@@ -28,10 +34,10 @@ export function baseUrl(info: Info | null): string {
     return hook ? hook.slice(0, hook.indexOf('/webhook/')) : location.origin;
 }
 
-/** Whether replays can be re-signed: a signature provider is configured. */
+/** Whether replays can be re-signed: a signature provider is configured (/info lists it among the features). */
 export function canResign(info: Info | null): boolean {
     if (!info) return false;
-    return Boolean(info.system.signatureProvider) || info.features.some((f) => f.startsWith('signature'));
+    return info.features.some((f) => f.startsWith('signature'));
 }
 
 /** The curl command of an entry, fetching the exact bytes of a structured JSON body first. */
@@ -50,10 +56,31 @@ export async function curlFor(entry: LogEntry, info: Info | null, authKey: strin
     });
 }
 
+/** "Answered by rule <name or #index>", with a link listing what the rule's `when` matches in that webhook's history. */
+function AnsweredBy({ by, webhookId, when, onShow }: { by: NonNullable<LogEntry['answeredBy']>; webhookId: string; when: Record<string, unknown> | undefined; onShow: Props['onShowRule'] }): JSX.Element {
+    const label = by.name ?? `#${by.index}`;
+    const params = when ? whenParams(when) : undefined;
+    params?.set('webhookId', webhookId);
+    return (
+        <>
+            <dt>Answer</dt>
+            <dd data-testid="answered-by">
+                Answered by rule {label}
+                {params && onShow && (
+                    <>
+                        {' · '}
+                        <a href={withKey(`/logs?${params}`)} onClick={(e) => (e.preventDefault(), onShow(params, `rule ${label}`))}>list what it matches</a>
+                    </>
+                )}
+            </dd>
+        </>
+    );
+}
+
 const responseText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2) ?? '');
 
 /** Everything about one capture, with copy-as-curl, diff marking and replay. */
-export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplayed, onDelete }: Props): JSX.Element {
+export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplayed, onDelete, ruleWhen, onShowRule }: Props): JSX.Element {
     const model = bodyModel(entry);
     const readable = readableBody(model);
     const sig = entry.signatureProvider;
@@ -83,6 +110,7 @@ export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplay
                 <dt>User agent</dt><dd>{entry.userAgent || '—'}</dd>
                 <dt>Webhook</dt><dd>{entry.webhookId}</dd>
                 <dt>Ids</dt><dd>{entry.id} <span class="muted">request {entry.requestId}</span></dd>
+                {entry.answeredBy && <AnsweredBy by={entry.answeredBy} webhookId={entry.webhookId} when={ruleWhen} onShow={onShowRule} />}
                 <dt>Signature</dt>
                 <dd class="signature">
                     {sig === null ? 'not checked' : `${sig}: ${entry.signatureValid ? 'valid' : 'invalid'}`}
@@ -93,6 +121,12 @@ export function Detail({ entry, info, authKey, marked, onMark, onClose, onReplay
             <KvTable data={entry.headers} empty="No headers." />
             <h3>Query</h3>
             <KvTable data={entry.query} empty="No query parameters." />
+            {entry.form ? (
+                <>
+                    <h3>Form</h3>
+                    <FormView id={entry.id} form={entry.form} error={entry.formError} />
+                </>
+            ) : null}
             <h3>Body</h3>
             <BodyView id={entry.id} model={model} />
             <h3>Response sent</h3>

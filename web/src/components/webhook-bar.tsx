@@ -22,6 +22,8 @@ export function answerSummary(r: ResponseSpec | null): string {
     if (r.sequence?.length) parts.push(`sequence ${r.sequence.map((a) => a.statusCode ?? r.statusCode ?? 'default').join(', ')}`);
     if (r.failureRate) parts.push(`fails ${Math.round(r.failureRate * 1000) / 10}% → ${r.failureStatusCode ?? 503}`);
     if (r.delayMs) parts.push(`${r.delayMs} ms delay`);
+    if (r.rules?.length) parts.push(`${r.rules.length} ${r.rules.length === 1 ? 'rule' : 'rules'}`);
+    if (r.rateLimit) parts.push(`limit ${r.rateLimit.requests}/${r.rateLimit.perSeconds} s`);
     return parts.join(' · ') || 'custom answer';
 }
 

@@ -131,7 +131,7 @@ export function WebhookEditor({ webhook, confirm, onSaved, onCleared, onDeleted,
                         <input name="retentionHours" type="text" inputMode="numeric" autoComplete="off" placeholder="unchanged" value={hours} aria-invalid={invalid('retentionHours')} onInput={(e) => setHours(e.currentTarget.value)} />
                     </label>
                 </fieldset>
-                <AnswerFields form={answer} onChange={setAnswer} invalid={invalid} />
+                <AnswerFields form={answer} onChange={setAnswer} invalid={invalid} invalidAt={(prefix) => details.some((d) => d.path === prefix || d.path.startsWith(`${prefix}.`))} />
                 {problem && (
                     <div id="editor-errors" class="form-errors" role="alert">
                         <p>{problem}</p>

@@ -16,6 +16,7 @@ export const EXACT_COLUMNS: Readonly<Record<ExactField, string>> = {
     requestId: c('e.request_id'),
     signatureProvider: c('e.signature_provider'),
     method: c('e.method'),
+    answeredBy: c('e.answered_by'),
 };
 
 /** Numeric fields → column; `integer` when the column holds whole numbers (bigint/int). */
@@ -40,7 +41,11 @@ export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
     body: c('e.body_text'),
     responseHeaders: c('e.response_headers'),
     responseBody: c('e.response_body'),
+    form: c('e.form_fields'),
 };
+
+/** A form with files (hasFiles=true): its files list is not empty (as sqlite/query/columns.ts). */
+export const HAS_FILES = `(e.form_files IS NOT NULL AND e.form_files <> '[]')`;
 
 /**
  * Sort fields → the expression ordered by. remoteIp orders by the 16-byte address, as SQLite;

@@ -30,7 +30,7 @@ export function stepModes(path: readonly string[], indexes: boolean): string {
  * the rules), in two parts: conditions on the text that a trigram index serves and that skip the
  * JSON walk of nearly every row that cannot match (`prefilter`, textPrefilter), and the walk that
  * decides (`test`, a function call over the same row), which a caller may run only on the rows it
- * still needs (run.ts). The filter is both, ANDed. A body filter is one exact condition (bodyKeyed).
+ * still needs (statements.ts). The filter is both, ANDed. A body filter is one exact condition (bodyKeyed).
  */
 export function keyedParts(column: JsonColumn, path: string[], value: string, p: Params): { prefilter: string[]; test?: string; signature?: string } {
     if (column === 'body') return bodyKeyed(path, value, p);

@@ -6,7 +6,7 @@ export const probeCap = (reach: number, events: number): number => Math.max(100,
 
 // Filters a (column, ts, id) index serves together with a timestamp sort (query-indexes.ts).
 const servedWithTimestamp = (f: Filter): boolean =>
-    (f.kind === 'exact' && (f.field === 'webhookId' || f.field === 'method' || f.field === 'requestId' || f.field === 'signatureProvider'))
+    (f.kind === 'exact' && (f.field === 'webhookId' || f.field === 'method' || f.field === 'requestId' || f.field === 'signatureProvider' || f.field === 'answeredBy'))
     || (f.kind === 'range' && f.field === 'statusCode' && f.op === 'eq');
 
 /**
@@ -29,8 +29,8 @@ export function mayProbe(filters: readonly Filter[], order: readonly SortRule[])
  * filter the sort's own index does not serve. Not for no filter, an id or request id (a row or
  * two), filters that the sort's own index serves (a timestamp sort under webhookId or status, a
  * range on the sort field), or a body substring: a body search reads each body it tests, and the
- * planner's plan (each table's page merged, run.ts) is the best there is. A keyed body filter does
- * fall back: its JSON walk then runs only on the candidates the page still needs.
+ * planner's plan (each table's page merged, statements.ts) is the best there is. A keyed body
+ * filter does fall back: its JSON walk then runs only on the candidates the page still needs.
  */
 export function mayFallBack(filters: readonly Filter[], order: readonly SortRule[]): boolean {
     if (filters.length === 0) return false;
@@ -50,7 +50,8 @@ function indexedFields(lead: SortRule['field']): ReadonlySet<string> {
 
 /**
  * Whether the page's positions can come from the sort's index alone (an index-only scan: a row walked
- * is tested in its index entry, ~15 times faster than in the table), the rows then read whole (run.ts).
+ * is tested in its index entry, ~15 times faster than in the table), the rows then read whole
+ * (statements.ts).
  * 'exact': the index holds every column the order and the filters read, so it decides, and only the
  * page's rows are read. 'signature': it holds them but for keyed body filters, whose key signature
  * (body-keys.ts keySignature) the index holds instead, and query substrings sorted by URL, tested on

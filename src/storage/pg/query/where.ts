@@ -1,7 +1,7 @@
 import { containsPattern } from '../../like-needle.js';
 import type { Filter, JsonColumn } from '../../query-types.js';
 import { urlPairOf } from '../query-in-url.js';
-import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
+import { EXACT_COLUMNS, HAS_FILES, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import { keyedParts } from './keyed.js';
 import { bindNumber, bindText, type Params } from './params.js';
@@ -14,7 +14,8 @@ export interface WhereParts {
     bodies: string[];
     /**
      * The same conditions with the keyed filters' JSON walks left out (their trigram prefilters
-     * kept), and those walks apart: a superset of the rows, then the test that decides (run.ts).
+     * kept), and those walks apart: a superset of the rows, then the test that decides
+     * (statements.ts).
      */
     narrow: string[];
     tests: string[];
@@ -30,6 +31,9 @@ export interface WhereParts {
      */
     index: (string | ((p: Params) => string))[];
 }
+
+/** ` WHERE` and the conditions joined by AND; nothing for none. */
+export const whereClause = (conditions: readonly string[]): string => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
 /** The index conditions of `parts` (WhereParts.index), their own values bound into `p`. */
 export function indexConditions(parts: WhereParts, p: Params): string[] {
@@ -67,7 +71,7 @@ export function buildWhere(filters: readonly Filter[], p: Params): WhereParts {
 }
 
 // A keyed body filter has no separate test (keyed.ts): its keys decide.
-const TEST_COLUMNS: Readonly<Record<Exclude<JsonColumn, 'body'>, string>> = { headers: 'headers', query: 'query', responseHeaders: 'response_headers', responseBody: 'response_body' };
+const TEST_COLUMNS: Readonly<Record<Exclude<JsonColumn, 'body'>, string>> = { headers: 'headers', query: 'query', responseHeaders: 'response_headers', responseBody: 'response_body', form: 'form_fields' };
 
 function condition(f: Exclude<Filter, { kind: 'keyed' }>, p: Params): string {
     switch (f.kind) {
@@ -86,6 +90,8 @@ function condition(f: Exclude<Filter, { kind: 'keyed' }>, p: Params): string {
             return `e.ip_bin BETWEEN ${p.bind(f.lo, 'bytea')} AND ${p.bind(f.hi, 'bytea')}`;
         case 'bool':
             return `e.signature_valid = ${p.bind(f.value, 'boolean')}`;
+        case 'hasFiles':
+            return f.value ? HAS_FILES : `NOT ${HAS_FILES}`;
         case 'text':
             return containsCondition(JSON_COLUMNS[f.column], f.value, p);
     }

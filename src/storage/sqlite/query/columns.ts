@@ -9,6 +9,7 @@ export const EXACT_COLUMNS: Readonly<Record<ExactField, string>> = {
     requestId: 'e.request_id',
     signatureProvider: 'e.signature_provider',
     method: 'e.method',
+    answeredBy: 'e.answered_by',
 };
 
 /** Numeric fields → column (`timestamp` is ms since the epoch in `ts`). */
@@ -33,7 +34,11 @@ export const JSON_COLUMNS: Readonly<Record<JsonColumn, string>> = {
     body: 'b.text',
     responseHeaders: 'e.response_headers',
     responseBody: 'e.response_body',
+    form: 'e.form_fields',
 };
+
+/** A form with files (hasFiles=true): its files list is not empty. */
+export const HAS_FILES = `(e.form_files IS NOT NULL AND e.form_files <> '[]')`;
 
 /**
  * Sort fields → the column ordered by. Plain columns (no IFNULL) so that indexes serve ORDER BY;

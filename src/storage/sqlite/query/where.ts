@@ -1,5 +1,5 @@
 import type { Filter } from '../../query-types.js';
-import { EXACT_COLUMNS, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
+import { EXACT_COLUMNS, HAS_FILES, JSON_COLUMNS, NUMBER_COLUMNS, PARTIAL_COLUMNS } from './columns.js';
 import { containsCondition } from './contains.js';
 import { keyedCondition } from './keyed.js';
 
@@ -51,6 +51,9 @@ export function buildWhere(filters: readonly Filter[], unindexed: ReadonlySet<st
                 break;
             case 'bool':
                 parts.conditions.push(`e.signature_valid = ${bind(f.value ? 1 : 0)}`);
+                break;
+            case 'hasFiles':
+                parts.conditions.push(f.value ? HAS_FILES : `NOT ${HAS_FILES}`);
                 break;
             case 'text':
                 parts.conditions.push(containsCondition(JSON_COLUMNS[f.column], f.value, bind));
