@@ -4,7 +4,9 @@
 //
 // 1. Rate: a job of rate × seconds captures at `--rate` (concurrency 4) to a receiver in this process,
 //    which notes when each request arrived. The rate is (arrivals - 1) / (last - first); the slowest
-//    and fastest whole second in between are shown too. Ceiling: within 10 % of `--rate`.
+//    and fastest whole second in between are shown too. Ceiling: within 10 % of `--rate`. Then a job
+//    over the same set at 1,000/s shows what the machine could send at that moment: a run slower
+//    than asked on a machine that could not do 10 % more says BUSY, not FAIL.
 // 2. Ingest while a job runs: `--captures` captures; then, `--rounds` times, autocannon sends
 //    `--ingest-rate` requests/s (open loop, 20 connections) of the ~1 KB JSON to another webhook for
 //    `--load-seconds` without a job, and again while a job over the captures runs at `--job-rate`
@@ -54,9 +56,21 @@ async function startJob(svc, body) {
 const jobOf = async (svc, id) => (await fetch(`${svc.url}/replay-jobs/${id}`)).json();
 const waitDone = (svc, id, timeoutMs) => waitFor(async () => ((await jobOf(svc, id)).state === 'done' ? jobOf(svc, id) : undefined), { timeoutMs, intervalMs: 250, what: `job ${id}` });
 
-/** Part 1: the rate a job holds over `seconds`. */
+/** The arrivals' rate, and the slowest and fastest whole second in between. */
+function rateOf(arrivals) {
+    const span = (arrivals.at(-1) - arrivals[0]) / 1000;
+    const perSecond = [];
+    for (let s = 1; s < Math.floor(span); s++) perSecond.push(arrivals.filter((t) => t >= arrivals[0] + s * 1000 && t < arrivals[0] + (s + 1) * 1000).length);
+    return { arrivals: arrivals.length, span, rate: (arrivals.length - 1) / span, slowest: Math.min(...perSecond), fastest: Math.max(...perSecond) };
+}
+
+/**
+ * Part 1: the rate a job holds over `seconds`; then, over the same set, how fast this machine can
+ * send at that moment (a job at 1,000/s): a busy machine that cannot reach the rate is told apart
+ * from a pace that does not hold it.
+ */
 async function rateHeld(svc) {
-    const arrivals = [];
+    let arrivals = [];
     const receiver = createServer((req, res) => {
         req.on('data', () => undefined);
         req.on('end', () => {
@@ -69,13 +83,15 @@ async function rateHeld(svc) {
         const webhook = await newWebhook(svc);
         const n = args.rate * args.seconds;
         await captureMany(svc, webhook, n);
-        const job = await startJob(svc, { filters: `webhookId=${webhook}`, url: `http://127.0.0.1:${receiver.address().port}/in`, ratePerSecond: args.rate, concurrency: 4 });
-        const done = await waitDone(svc, job.id, (args.seconds * 3 + 60) * 1000);
-        const span = (arrivals.at(-1) - arrivals[0]) / 1000;
-        const rate = (arrivals.length - 1) / span;
-        const perSecond = [];
-        for (let s = 1; s < Math.floor(span); s++) perSecond.push(arrivals.filter((t) => t >= arrivals[0] + s * 1000 && t < arrivals[0] + (s + 1) * 1000).length);
-        return { sent: done.sent, arrivals: arrivals.length, span, rate, slowest: Math.min(...perSecond), fastest: Math.max(...perSecond) };
+        const run = async (ratePerSecond) => {
+            arrivals = [];
+            const job = await startJob(svc, { filters: `webhookId=${webhook}`, url: `http://127.0.0.1:${receiver.address().port}/in`, ratePerSecond, concurrency: 4 });
+            const done = await waitDone(svc, job.id, (args.seconds * 3 + 60) * 1000);
+            return { sent: done.sent, ...rateOf(arrivals) };
+        };
+        const paced = await run(args.rate);
+        const capacity = await run(1000);
+        return { ...paced, capacity: capacity.rate };
     } finally {
         receiver.close();
     }
@@ -121,8 +137,11 @@ async function reportRate(svc) {
     const r = await rateHeld(svc);
     const off = (r.rate / args.rate - 1) * 100;
     console.log(`\n1. Rate held: ${r.arrivals} sends at ${args.rate}/s over ${r.span.toFixed(2)} s`);
-    console.log(table(['asked /s', 'measured /s', 'off', 'slowest second', 'fastest second', 'ceiling', 'verdict'], [
-        [args.rate, r.rate.toFixed(2), `${off.toFixed(2)} %`, r.slowest, r.fastest, '±10 %', Math.abs(off) < 10 && r.sent === args.rate * args.seconds ? 'PASS' : 'FAIL'],
+    const held = Math.abs(off) < 10 && r.sent === args.rate * args.seconds;
+    // Slower than asked, on a machine that could not send much faster than that then: not the pace's fault.
+    const verdict = held ? 'PASS' : off < 0 && r.capacity < args.rate * 1.1 ? 'BUSY (capacity below rate + 10 %)' : 'FAIL';
+    console.log(table(['asked /s', 'measured /s', 'off', 'slowest second', 'fastest second', 'capacity /s (a job at 1,000/s)', 'ceiling', 'verdict'], [
+        [args.rate, r.rate.toFixed(2), `${off.toFixed(2)} %`, r.slowest, r.fastest, r.capacity.toFixed(0), '±10 %', verdict],
     ]));
 }
 

@@ -3,8 +3,11 @@
 //   node bench/upload-memory.mjs [--mb 100]
 //
 // Starts the built service with maxPayloadSize = 100 MB, samples its VmRSS every 50 ms while a
-// generator streams the body (once with Content-Length, once chunked), reports baseline, peak and
-// delta (target < 64 MB), then checks that GET /logs/:id/payload returns the same sha256.
+// generator streams the body (once with Content-Length, once chunked, once as a multipart/form-data
+// of 10 files, which is read and described as it streams), reports baseline, peak and delta (target
+// < 64 MB), then checks that GET /logs/:id/payload returns the same sha256. For the form, each file's
+// description (size, sha256) is checked too, and one file is downloaded from /logs/:id/files/:index
+// (sha256 checked, the RSS sampled during the download as well).
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request } from 'node:http';
@@ -22,6 +25,34 @@ function* body(size) {
     for (let sent = 0; sent < size; sent += CHUNK) yield randomBytes(Math.min(CHUNK, size - sent));
 }
 
+const FILES = 10;
+const BOUNDARY = '----benchFormBoundaryZq7Xk2';
+const partHead = (i) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file${i}"; filename="upload-${i}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+const CLOSE = `--${BOUNDARY}--\r\n`;
+
+/** The sizes of the form's files, so that the whole body is `size` bytes. */
+function fileSizes(size) {
+    let framing = Buffer.byteLength(CLOSE);
+    for (let i = 0; i < FILES; i++) framing += Buffer.byteLength(partHead(i)) + 2;
+    const each = Math.floor((size - framing) / FILES);
+    return Array.from({ length: FILES }, (_, i) => (i === FILES - 1 ? size - framing - each * (FILES - 1) : each));
+}
+
+/** A multipart body of `size` bytes: FILES random files; `hashes` gets each file's sha256 as it is sent. */
+function* formBody(size, hashes) {
+    for (const [i, n] of fileSizes(size).entries()) {
+        yield Buffer.from(partHead(i));
+        const hash = createHash('sha256');
+        for (const chunk of body(n)) {
+            hash.update(chunk);
+            yield chunk;
+        }
+        hashes.push(hash.digest('hex'));
+        yield Buffer.from('\r\n');
+    }
+    yield Buffer.from(CLOSE);
+}
+
 /** Samples a process's RSS every 50 ms until stopped. */
 function sampler(pid) {
     const samples = [];
@@ -37,12 +68,13 @@ function sampler(pid) {
 }
 
 /** Streams the generated body with backpressure; resolves with the sha256, the status and X-Request-Id. */
-async function upload(url, chunked) {
+async function upload(url, chunked, form) {
     const hash = createHash('sha256');
-    const headers = { 'content-type': 'application/octet-stream', ...(chunked ? {} : { 'content-length': String(SIZE) }) };
+    const type = form ? `multipart/form-data; boundary=${BOUNDARY}` : 'application/octet-stream';
+    const headers = { 'content-type': type, ...(chunked ? {} : { 'content-length': String(SIZE) }) };
     const req = request(url, { method: 'POST', headers, agent: false });
     const answered = once(req, 'response');
-    for (const chunk of body(SIZE)) {
+    for (const chunk of form ? formBody(SIZE, form.hashes) : body(SIZE)) {
         hash.update(chunk);
         if (!req.write(chunk)) await Promise.race([once(req, 'drain'), answered]);
     }
@@ -53,10 +85,10 @@ async function upload(url, chunked) {
     return { sha256: hash.digest('hex'), status: res.statusCode, requestId: res.headers['x-request-id'] };
 }
 
-/** Hashes GET /logs/:id/payload as it streams in. */
-async function payloadSha(base, logId) {
-    const res = await fetch(`${base}/logs/${logId}/payload`);
-    if (res.status !== 200) throw new Error(`payload route answered ${res.status}`);
+/** Hashes GET /logs/:id/payload (or another path of the entry) as it streams in. */
+async function payloadSha(base, logId, path = 'payload') {
+    const res = await fetch(`${base}/logs/${logId}/${path}`);
+    if (res.status !== 200) throw new Error(`${path} route answered ${res.status}`);
     const hash = createHash('sha256');
     let size = 0;
     for await (const chunk of res.body) {
@@ -67,7 +99,7 @@ async function payloadSha(base, logId) {
 }
 
 /** One upload on a fresh service process, so that each mode starts from the same baseline. */
-async function measure(chunked) {
+async function measure(chunked, asForm) {
     const dir = freshDir('upload');
     const svc = await startService({ dir, input: { urlCount: 1, maxPayloadSize: 104857600 } });
     try {
@@ -79,13 +111,27 @@ async function measure(chunked) {
         const baseline = median(idle.samples);
         const during = sampler(svc.pid);
         const started = performance.now();
-        const sent = await upload(url, chunked);
+        const form = asForm ? { hashes: [] } : undefined;
+        const sent = await upload(url, chunked, form);
         const seconds = (performance.now() - started) / 1000;
-        const peak = during.stop();
+        let peak = during.stop();
         const logs = await svc.json('/logs?limit=20');
         const item = logs.items.find((i) => i.requestId === sent.requestId);
         const back = item ? await payloadSha(svc.url, item.id) : { sha256: 'missing', size: 0 };
-        return { sent, seconds, baseline, peak, back, roundTrip: sent.status === 200 && back.sha256 === sent.sha256 && back.size === SIZE };
+        let roundTrip = sent.status === 200 && back.sha256 === sent.sha256 && back.size === SIZE;
+        if (form && item) {
+            // The description: every file, its size and sha256 as sent, and no formError.
+            const entry = await svc.json(`/logs/${item.id}`);
+            const files = entry.form?.files ?? [];
+            const sizes = fileSizes(SIZE);
+            roundTrip &&= !entry.formError && files.length === FILES && files.every((f, i) => f.size === sizes[i] && f.sha256 === form.hashes[i]);
+            // One file read out of the stored payload, the RSS sampled meanwhile.
+            const download = sampler(svc.pid);
+            const file = await payloadSha(svc.url, item.id, `files/${files.at(-1)?.index}`);
+            peak = Math.max(peak, download.stop());
+            roundTrip &&= file.sha256 === form.hashes.at(-1);
+        }
+        return { sent, seconds, baseline, peak, back, roundTrip };
     } finally {
         await svc.stop();
         removeDir(dir);
@@ -95,13 +141,13 @@ async function measure(chunked) {
 ensureBuilt();
 const rows = [];
 let ok = true;
-for (const chunked of [false, true]) {
-    const { sent, seconds, baseline, peak, back, roundTrip } = await measure(chunked);
+for (const [chunked, asForm] of [[false, false], [true, false], [false, true]]) {
+    const { sent, seconds, baseline, peak, back, roundTrip } = await measure(chunked, asForm);
     const delta = peak - baseline;
     ok &&= roundTrip && delta < TARGET_DELTA;
     rows.push([
-        chunked ? 'chunked' : 'content-length', MB(SIZE), sent.status, `${(SIZE / 1048576 / seconds).toFixed(0)} MB/s`,
-        MB(baseline), MB(peak), `${MB(delta)} ${delta < TARGET_DELTA ? '✓' : '✗'}`, roundTrip ? 'sha256 ✓' : `✗ (${back.sha256.slice(0, 12)}… ${back.size} B)`,
+        (chunked ? 'chunked' : 'content-length') + (asForm ? `, multipart (${FILES} files)` : ''), MB(SIZE), sent.status, `${(SIZE / 1048576 / seconds).toFixed(0)} MB/s`,
+        MB(baseline), MB(peak), `${MB(delta)} ${delta < TARGET_DELTA ? '✓' : '✗'}`, roundTrip ? (asForm ? 'sha256 ✓ (payload, described files, a download)' : 'sha256 ✓') : `✗ (${back.sha256.slice(0, 12)}… ${back.size} B)`,
     ]);
 }
 console.log(`Upload memory: ${MB(SIZE)} MB random body, RSS of the service sampled every 50 ms (target delta < ${MB(TARGET_DELTA)} MB), Node ${process.version}\n`);

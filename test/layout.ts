@@ -43,4 +43,6 @@ export const LONG = [
     'test/delivery/forward.test.ts', 'test/manage/platform-webhooks.test.ts', 'test/platform/converge.test.ts', 'test/durability/partial-payload.test.ts',
     'test/durability/forward-crash.test.ts', 'test/browser/scale.test.ts', 'test/replay/deadline.test.ts', 'test/durability/sigkill.test.ts', 'test/platform/faults.test.ts',
     'test/multi/replay-jobs.test.ts', 'test/replay-jobs/restart.test.ts', 'test/replay-jobs/jobs.test.ts',
+    'test/platform/replay-job-migration.test.ts', 'test/rules/rules-vs-logs.test.ts',
+    'test/cli/zero-loss.test.ts', 'test/cli/usage.test.ts', 'test/cli/deliver.test.ts', 'test/multi/listen.test.ts',
 ];

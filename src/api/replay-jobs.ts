@@ -7,7 +7,7 @@ import type { Shape } from './schema.js';
 export const JOB_LIMITS = { rate: { min: 1, max: 1000, default: 10 }, concurrency: { min: 1, max: 32, default: 1 } } as const;
 
 const TOKEN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
-const RATE = { type: 'number', minimum: JOB_LIMITS.rate.min, maximum: JOB_LIMITS.rate.max, description: 'Sends started per second at most (default 10).' } as const;
+const RATE = { type: 'number', minimum: JOB_LIMITS.rate.min, maximum: JOB_LIMITS.rate.max, description: 'Sends started per second (default 10): never ahead of that schedule; up to 10 % faster while a stall of up to 5 s is made up.' } as const;
 const CONCURRENCY = { type: 'integer', minimum: JOB_LIMITS.concurrency.min, maximum: JOB_LIMITS.concurrency.max, description: 'Sends in flight at once at most (default 1).' } as const;
 const STOP_AFTER = { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'The job stops, `failed`, once this many sends failed; absent: it never stops for failures.' } as const;
 const URL = { type: 'string', minLength: 1, maxLength: 4096, description: 'Where every capture is sent; the same SSRF guard as `/replay` checks it.' } as const;

@@ -74,7 +74,7 @@ const NOT_FILTERS = new Set(['limit', 'offset', 'sort', 'cursor', 'format', 'las
 export function parseCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Command {
     let parsed;
     try {
-        parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+        parsed = parseArgs({ args: withValues(argv), options: OPTIONS, allowPositionals: true, strict: true });
     } catch (error) {
         // Node's own advice about '--' positionals is left out: one line, about this option.
         throw new UsageError(error instanceof Error ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '') : String(error));
@@ -113,6 +113,32 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
             verbose: values.verbose === true,
         },
     };
+}
+
+/**
+ * The arguments with each value-taking option joined to the argument after it (`--from -P7W…` →
+ * `--from=-P7W…`): an event id or a key may begin with `-`, which parseArgs would otherwise refuse as
+ * ambiguous. Whatever follows such an option is its value, as with getopt.
+ */
+function withValues(argv: readonly string[]): string[] {
+    const takesValue = new Map<string, string>();
+    for (const [name, o] of Object.entries(OPTIONS)) {
+        if (o.type !== 'string') continue;
+        takesValue.set(`--${name}`, name);
+        if ('short' in o) takesValue.set(`-${o.short}`, name);
+    }
+    const out: string[] = [];
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i]!;
+        if (arg === '--') {
+            out.push(...argv.slice(i));
+            break;
+        }
+        const name = takesValue.get(arg);
+        if (name !== undefined && i + 1 < argv.length) out.push(`--${name}=${argv[++i]!}`);
+        else out.push(arg);
+    }
+    return out;
 }
 
 function httpUrl(text: string, what: string): URL {

@@ -39,7 +39,7 @@ export interface DeliveryTarget {
 /**
  * The local target of a capture: the local URL's path joined with the capture's sub-path after
  * `/webhook/<id>`, then the local URL's own query and the captured query (as sent, in order,
- * escapes untouched) without the `key` parameter.
+ * escapes untouched) without the `key` parameter and without parameters whose value was masked.
  */
 export function deliveryTarget(local: URL, requestUrl: string): DeliveryTarget {
     // A proxy may have sent the absolute form (`http://host/webhook/…`); the path is what counts.
@@ -49,10 +49,24 @@ export function deliveryTarget(local: URL, requestUrl: string): DeliveryTarget {
     const query = q < 0 ? '' : target.slice(q + 1);
     const sub = /^\/webhook\/[^/]*(\/.*)?$/.exec(path)?.[1] ?? '';
     const base = sub === '' ? local.pathname : `${local.pathname.replace(/\/+$/, '')}${sub}`;
-    const kept = query.split('&').filter((piece) => piece !== '' && !isKeyParam(piece));
+    const kept = query.split('&').filter((piece) => piece !== '' && !isKeyParam(piece) && !isMasked(piece));
     const search = [local.search.replace(/^\?/, ''), ...kept].filter(Boolean).join('&');
     const full = search === '' ? base : `${base}?${search}`;
     return { path: full, url: `${local.origin}${full}` };
+}
+
+/**
+ * Whether a raw query piece's value is the placeholder masking left (`token=%5BREDACTED%5D`, the Apify
+ * token, always masked): the real value was never kept, so the parameter is not sent, as a masked header is not.
+ */
+function isMasked(piece: string): boolean {
+    const eq = piece.indexOf('=');
+    if (eq < 0) return false;
+    try {
+        return decodeURIComponent(piece.slice(eq + 1).replace(/\+/g, ' ')) === REDACTED;
+    } catch {
+        return false;
+    }
 }
 
 /** Whether a raw query piece (`name=value`) is the `key` parameter, however its name is escaped. */

@@ -16,12 +16,28 @@ export class DelimiterSearch {
 
     /** Searches the next chunk. */
     push(chunk: Buffer): void {
-        const held = this.tail?.length ?? 0;
-        // Rare (a chunk ending in a CR): the copy is of the delimiter's length at most, plus the chunk.
-        const bytes = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
+        const tail = this.tail;
         this.tail = undefined;
+        if (!tail) return this.scan(chunk, 0, 0);
         const n = this.needle.length;
-        let from = 0;
+        // A chunk shorter than the delimiter (rare): the copy is small.
+        if (chunk.length < n) return this.scan(Buffer.concat([tail, chunk]), tail.length, 0);
+        // Whether a delimiter starts in the held bytes is decided on a copy of them and the chunk's first
+        // bytes only, never of the whole chunk (a body's first chunk always comes after a held CRLF).
+        const at = Buffer.concat([tail, chunk.subarray(0, n - 1)]).indexOf(this.needle);
+        if (at < 0) {
+            this.onData(tail);
+            return this.scan(chunk, 0, 0);
+        }
+        if (at > 0) this.onData(tail.subarray(0, at));
+        const end = at + n - tail.length;
+        this.onMatch(end);
+        this.scan(chunk, 0, end);
+    }
+
+    /** Finds the delimiters in `bytes` from `from`; its first `held` bytes are those of an earlier chunk. */
+    private scan(bytes: Buffer, held: number, from: number): void {
+        const n = this.needle.length;
         for (let at = bytes.indexOf(this.needle, from); at >= 0; at = bytes.indexOf(this.needle, from)) {
             if (at > from) this.onData(bytes.subarray(from, at));
             from = at + n;

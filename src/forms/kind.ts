@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 export type FormKind = 'multipart' | 'urlencoded';
 
 /** busboy's Content-Type parser (lib/utils.js, what its constructor reads the boundary with). */
-interface ParsedType {
+export interface ParsedType {
     type: string;
     subtype: string;
     params: Record<string, string | undefined>;
@@ -34,10 +34,10 @@ export function formKindOf(contentType: string | undefined): FormKind | undefine
     return undefined;
 }
 
-/** The boundary busboy reads in a multipart Content-Type; a reason when it finds none. */
-export function boundaryOf(contentType: string): { boundary: string } | { error: string } {
+/** The boundary busboy reads in a multipart Content-Type, with the Content-Type as it parsed it; a reason when it finds none. */
+export function boundaryOf(contentType: string): { boundary: string; parsed: ParsedType } | { error: string } {
     const parsed = parseContentType(contentType);
     if (!parsed) return { error: 'the Content-Type cannot be read, so neither can its boundary' };
     const boundary = parsed.params.boundary;
-    return typeof boundary === 'string' ? { boundary } : { error: 'no boundary: the Content-Type names none' };
+    return typeof boundary === 'string' ? { boundary, parsed } : { error: 'no boundary: the Content-Type names none' };
 }

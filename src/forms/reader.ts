@@ -17,7 +17,7 @@ export function openFormReader(contentType: string | undefined, hook?: ContentHo
     if (kind === undefined) return undefined;
     if (kind === 'urlencoded') return new UrlencodedReader(hook);
     const found = boundaryOf(contentType!);
-    return 'error' in found ? unreadable(found.error) : new MultipartReader(contentType!, found.boundary, hook);
+    return 'error' in found ? unreadable(found.error) : new MultipartReader(found.parsed, found.boundary, hook);
 }
 
 /** Reads a whole body held in memory. */

@@ -31,16 +31,23 @@ export function deliveryRoutes(deps: AppDeps, mw: RouteGuards): Router {
             if (problems) throw validationError('The delivery reports are invalid', problems.details, problems.total);
             const at = new Date(deps.clock.now()).toISOString();
             const unknown: string[] = [];
-            // Concurrently: the store commits them together (group commit).
+            const record = async (report: DeliveryReport): Promise<void> => {
+                try {
+                    await visibleEntryWebhook(deps, report.eventId);
+                    await deps.events.recordReplay(report.eventId, recordOf(report, at, credentials));
+                } catch (error) {
+                    if (!(error instanceof NotFoundError)) throw error;
+                    unknown.push(report.eventId);
+                }
+            };
+            // Concurrently, so the store commits them together (group commit); but one event's reports
+            // (a delivery repeated) one after another, so its history keeps their order.
+            const last = new Map<string, Promise<void>>();
             await Promise.all(
-                (value as DeliveryReports).items.map(async (report) => {
-                    try {
-                        await visibleEntryWebhook(deps, report.eventId);
-                        await deps.events.recordReplay(report.eventId, recordOf(report, at, credentials));
-                    } catch (error) {
-                        if (!(error instanceof NotFoundError)) throw error;
-                        unknown.push(report.eventId);
-                    }
+                (value as DeliveryReports).items.map((report) => {
+                    const next = (last.get(report.eventId) ?? Promise.resolve()).then(() => record(report));
+                    last.set(report.eventId, next);
+                    return next;
                 }),
             );
             const answer: DeliveriesRecorded = { recorded: (value as DeliveryReports).items.length - unknown.length, unknown };

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
+import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { removeDir, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
@@ -37,7 +39,7 @@ describe('listen: what it sends, shows and records', { timeout: 90_000 }, () => 
     const cleanups: (() => Promise<void>)[] = [];
     beforeAll(async () => {
         svc = await startServiceProcess({
-            input: { urlCount: 1, authKey: KEY, redactBodyPaths: ['body.secret'], customScript: 'if (event.query && event.query.rewrite) { event.body = { rewritten: true }; }' },
+            input: { urlCount: 1, authKey: KEY, maxPayloadSize: 25 * 1024 * 1024, redactBodyPaths: ['body.secret'], customScript: 'if (event.query && event.query.rewrite) { event.body = { rewritten: true }; }' },
         });
         const info = (await (await svc.fetch(keyed('/info'))).json()) as { system: { activeWebhooks: { id: string }[] } };
         webhook = info.system.activeWebhooks[0]!.id;
@@ -104,23 +106,46 @@ describe('listen: what it sends, shows and records', { timeout: 90_000 }, () => 
         for (const r of got) assert.ok(!r.url.includes(KEY) && !JSON.stringify(r.headers).includes(KEY), 'the key reached the local server');
     });
 
-    it('delivers a Stripe event whose signature the receiver verifies with the official library', async () => {
+    it('delivers Stripe and GitHub events whose signatures the receiver verifies with the official libraries', async () => {
         const verdicts: string[] = [];
         const { receiver } = await listening((got, res) => {
-            try {
-                stripe.webhooks.constructEvent(got.body.toString('utf8'), String(got.headers['stripe-signature']), SECRET);
-                verdicts.push('ok');
-                res.writeHead(200).end('verified');
-            } catch (error) {
-                verdicts.push((error as Error).message);
-                res.writeHead(400).end('bad signature');
-            }
+            void (async () => {
+                const text = got.body.toString('utf8');
+                try {
+                    if (got.url.endsWith('/stripe')) stripe.webhooks.constructEvent(text, String(got.headers['stripe-signature']), SECRET);
+                    else if (!(await githubVerify(SECRET, text, String(got.headers['x-hub-signature-256'])))) throw new Error('github: bad signature');
+                    verdicts.push('ok');
+                    res.writeHead(200).end('verified');
+                } catch (error) {
+                    verdicts.push((error as Error).message);
+                    res.writeHead(400).end('bad signature');
+                }
+            })();
         });
         const body = JSON.stringify({ id: 'evt_listen', object: 'event', type: 'charge.succeeded', data: { object: { amount: 1999 } } }, null, 2);
         const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
         assert.equal(await send(svc, keyed(`/webhook/${webhook}/stripe`), { headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: Buffer.from(body) }), 200);
-        await receiver.waitFor(1);
-        assert.deepEqual(verdicts, ['ok']);
+        const push = '{"ref":"refs/heads/main",\n  "pusher": {"name": "é"}}';
+        const github = { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': await githubSign(SECRET, push) };
+        assert.equal(await send(svc, keyed(`/webhook/${webhook}/github`), { headers: github, body: Buffer.from(push) }), 200);
+        await receiver.waitFor(2);
+        await until('both verdicts', () => verdicts.length === 2);
+        assert.deepEqual(verdicts, ['ok', 'ok']);
+    });
+
+    it('streams a 20 MB offloaded body to the receiver byte-exact', async () => {
+        const { receiver } = await listening();
+        // Bytes no compression or text handling would leave alone: every value, in a pseudo-random order.
+        const big = Buffer.alloc(20 * 1024 * 1024);
+        for (let i = 0, x = 7; i < big.length; i++) big[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+        const parts = Array.from({ length: 20 }, (_, i) => big.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024));
+        assert.equal(await send(svc, keyed(`/webhook/${webhook}/big`), { headers: { 'content-type': 'application/octet-stream' }, body: parts }), 200);
+        const [got] = await receiver.waitFor(1, 60_000);
+        const stored = (await (await svc.fetch(keyed(`/logs/${eventOf(got!)}`))).json()) as { body: { offloaded?: boolean } };
+        assert.equal(stored.body.offloaded, true, 'the body was not offloaded');
+        assert.equal(got!.body.length, big.length);
+        assert.equal(createHash('sha256').update(got!.body).digest('hex'), createHash('sha256').update(big).digest('hex'));
+        assert.equal(got!.headers['content-length'], String(big.length));
     });
 
     it("shows a local 4xx/5xx as the answer and moves on, records every delivery on its capture, and --verbose prints the local answer", async () => {

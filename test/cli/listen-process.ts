@@ -47,10 +47,16 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
         stdout: () => out,
         stderr: () => err,
         ready: async () => {
-            await until('the command to start', () => {
+            // A command that exits instead fails the wait at once, with its output.
+            const gone = new AbortController();
+            void exited.then(() => gone.abort());
+            try {
+                await until('the command to start', () => err.includes('Ready!'), { timeoutMs: 30_000, signal: gone.signal });
+            } catch (error) {
+                if (err.includes('Ready!')) return;
                 if (done) throw new Error(`the command exited (${JSON.stringify(done)}): ${err}`);
-                return err.includes('Ready!');
-            }, { timeoutMs: 30_000 });
+                throw error;
+            }
         },
         stop: () => end('SIGINT'),
         kill: () => end('SIGKILL'),

@@ -64,8 +64,10 @@ describe('listen: usage, help and refusals', { timeout: 90_000 }, () => {
             [['serve', svc.url], /unknown command 'serve'/],
             [[], /missing command/],
         ];
-        for (const [args, message] of cases) {
-            const r = await runToEnd(args);
+        // Side by side: each is a process start.
+        const results = await Promise.all(cases.map(([args]) => runToEnd(args)));
+        for (const [i, [args, message]] of cases.entries()) {
+            const r = results[i]!;
             assert.equal(r.exit.code, 2, `${args.join(' ')} → ${JSON.stringify(r.exit)}: ${r.stderr}`);
             assert.match(oneLine(r), message);
         }
@@ -78,31 +80,34 @@ describe('listen: usage, help and refusals', { timeout: 90_000 }, () => {
     });
 
     it('exits 1 with one line for a refused key (wrong or missing), an unknown webhook, an unreachable service', async () => {
-        const wrong = await runToEnd(['listen', svc.url, '--key', 'wrong', '--forward-to', receiver.url]);
+        const port = await closedPort();
+        const [wrong, missing, unknown, away, noEvent] = await Promise.all([
+            runToEnd(['listen', svc.url, '--key', 'wrong', '--forward-to', receiver.url]),
+            runToEnd(['listen', svc.url, '--forward-to', receiver.url]),
+            runToEnd(['listen', svc.url, '--forward-to', receiver.url, '--webhook', 'wh_nope'], { WEBHOOK_DEBUGGER_KEY: 'sesame' }),
+            runToEnd(['listen', `http://127.0.0.1:${port}`, '--forward-to', receiver.url]),
+            runToEnd(['listen', svc.url, '--key', 'sesame', '--forward-to', receiver.url, '--from', 'nope']),
+        ]);
         assert.equal(wrong.exit.code, 1);
         assert.match(oneLine(wrong), /refused the key \(401/);
-        const missing = await runToEnd(['listen', svc.url, '--forward-to', receiver.url]);
         assert.equal(missing.exit.code, 1);
         assert.match(oneLine(missing), /refused the key/);
-        const unknown = await runToEnd(['listen', svc.url, '--forward-to', receiver.url, '--webhook', 'wh_nope'], { WEBHOOK_DEBUGGER_KEY: 'sesame' });
         assert.equal(unknown.exit.code, 1);
         assert.match(oneLine(unknown), /unknown webhook 'wh_nope'/);
-        const port = await closedPort();
-        const away = await runToEnd(['listen', `http://127.0.0.1:${port}`, '--forward-to', receiver.url]);
         assert.equal(away.exit.code, 1);
         assert.match(oneLine(away), new RegExp(`cannot reach http://127.0.0.1:${port}.*ECONNREFUSED`));
-        const noEvent = await runToEnd(['listen', svc.url, '--key', 'sesame', '--forward-to', receiver.url, '--from', 'nope']);
         assert.equal(noEvent.exit.code, 1);
         assert.match(oneLine(noEvent), /--from: unknown event 'nope'/);
         assert.equal(receiver.requests.length, 0);
     });
 
-    it('with the right key (from WEBHOOK_DEBUGGER_KEY) delivers; the key never reaches the local server or its output', async () => {
+    it('with the right key (from WEBHOOK_DEBUGGER_KEY) delivers; the key (and a masked token) never reaches the local server or its output', async () => {
         const state = await stateDir();
         const cli = runCli(['listen', svc.url, '--forward-to', `${receiver.url}/in`, '--state', state.file, '--json'], { WEBHOOK_DEBUGGER_KEY: 'sesame' });
         try {
             await cli.ready();
-            const keyed = { fetch: (p: string, i?: RequestInit) => svc.fetch(`${p}?key=sesame&x=1`, i) };
+            // `token` (the Apify token) is masked at rest whatever the settings: its placeholder is not sent either.
+            const keyed = { fetch: (p: string, i?: RequestInit) => svc.fetch(`${p}?key=sesame&x=1&token=apify_api_secret`, i) };
             assert.equal(await captureSeq(keyed, webhook, 7), 200);
             const [got] = await receiver.waitFor(1);
             assert.equal(got!.url, '/in?x=1');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
-import { afterEach, describe, it } from 'vitest';
+import { afterAll, afterEach, describe, it } from 'vitest';
 import { diagnostic } from '../helpers/diagnostic.js';
 import { removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
 import { until } from '../helpers/until.js';
@@ -65,6 +65,8 @@ class Proxy {
                 s.on('close', () => this.sockets.delete(s));
                 s.on('error', () => undefined);
             }
+            // A service that is down refuses the connection: so does the proxy (not a silent hang).
+            upstream.on('close', () => client.destroy());
             client.pipe(upstream).pipe(client);
         });
         await new Promise<void>((r) => server.listen(this.port, '127.0.0.1', r));
@@ -85,24 +87,35 @@ describe('listen: zero loss, in order', { timeout: 120_000 }, () => {
     const services: ServiceProcess[] = [];
     const commands: ListenProcess[] = [];
     const cleanups: (() => Promise<void>)[] = [];
-    afterEach(async () => {
-        for (const cli of commands.splice(0)) await cli.kill();
-        for (const clean of cleanups.splice(0)) await clean();
+    const stopAll = async (): Promise<void> => {
         for (const svc of services.splice(0)) {
             await svc.stop();
             await removeDir(svc.dir);
         }
+    };
+    afterEach(async () => {
+        for (const cli of commands.splice(0)) await cli.kill();
+        for (const clean of cleanups.splice(0)) await clean();
     });
+    afterAll(stopAll);
+    let shared: Promise<{ svc: ServiceProcess; webhook: string }> | undefined;
 
-    async function setup(): Promise<{ svc: ServiceProcess; webhook: string; receiver: SeqReceiver; state: string }> {
-        const svc = await startServiceProcess({ input: { urlCount: 1 } });
-        services.push(svc);
-        const [webhook] = await webhookIds(svc);
+    /**
+     * A receiver, a state file, and a service: the describe's shared one (each command starts after its
+     * newest capture, so a test sees only its own), or with `own`, one of its own that it may restart.
+     */
+    async function setup(own = false): Promise<{ svc: ServiceProcess; webhook: string; receiver: SeqReceiver; state: string }> {
+        const start = async (): Promise<{ svc: ServiceProcess; webhook: string }> => {
+            const svc = await startServiceProcess({ input: { urlCount: 1 } });
+            services.push(svc);
+            return { svc, webhook: (await webhookIds(svc))[0]! };
+        };
+        const { svc, webhook } = own ? await start() : await (shared ??= start());
         const receiver = new SeqReceiver();
         await receiver.start();
         const state = await stateDir();
         cleanups.push(() => receiver.stop(), () => state.remove());
-        return { svc, webhook: webhook!, receiver, state: state.file };
+        return { svc, webhook, receiver, state: state.file };
     }
 
     const listen = (serviceUrl: string, receiver: SeqReceiver, state: string): ListenProcess => {
@@ -166,7 +179,7 @@ describe('listen: zero loss, in order', { timeout: 120_000 }, () => {
     });
 
     it('reconnects after a service restart and after a network cut, resuming with Last-Event-ID: captures made while it was cut off arrive, in order', async () => {
-        const { svc, webhook, receiver, state } = await setup();
+        const { svc, webhook, receiver, state } = await setup(true);
         const proxy = new Proxy(svc.port);
         await proxy.start();
         cleanups.push(() => proxy.cut().catch(() => undefined));

@@ -33,7 +33,8 @@ describe('forms in HAR, the custom script, forwarding and replay', () => {
                 forwardUrl: `${target.url}/fwd`,
                 redactBodyPaths: ['body.pin'],
                 // The answer tells what the script saw; a change to event.form is not stored.
-                customScript: "event.responseBody = JSON.stringify({ form: event.form, formError: event.formError ?? null }); event.form = { fields: { forged: ['x'] }, files: [] };",
+                customScript:
+                    "event.responseBody = JSON.stringify({ form: event.form, formError: event.formError ?? null }); event.form = { fields: { forged: ['x'] }, files: [] }; if (event.headers['x-replace']) event.body = 'replaced';",
             },
             env: { SSRF_ALLOWLIST: '127.0.0.1' },
             overrides: { offloadThreshold: 64 * 1024 },
@@ -52,6 +53,18 @@ describe('forms in HAR, the custom script, forwarding and replay', () => {
         const entry = await json<{ form: unknown; meta?: Record<string, unknown> }>(await svc.fetch(`/logs/${id}`));
         assert.deepEqual(entry.form, seen.form);
         assert.equal(entry.meta?.script, undefined);
+    });
+
+    it('a script that replaces the body: the form still describes the bytes received, and its files are served from them', async () => {
+        const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': sent.contentType, 'x-replace': '1' }, body: sent.body });
+        await res.arrayBuffer();
+        const page = await json<{ items: { id: string }[] }>(await svc.fetch(`/logs?requestId=${res.headers.get('x-request-id')}`));
+        const id = page.items[0]!.id;
+        const entry = await json<{ body: unknown; form: { fields: unknown; files: { index: number }[] } }>(await svc.fetch(`/logs/${id}`));
+        assert.equal(entry.body, 'replaced');
+        assert.deepEqual(entry.form.fields, { name: ['Ann'], pin: ['[REDACTED]'] });
+        assert.deepEqual(Buffer.from(await (await svc.fetch(`/logs/${id}/payload`)).arrayBuffer()), redactedBody);
+        assert.deepEqual(Buffer.from(await (await svc.fetch(`/logs/${id}/files/${entry.form.files[0]!.index}`)).arrayBuffer()), FILE);
     });
 
     it('HAR lists the fields and the file names as postData.params, beside the exact text', async () => {

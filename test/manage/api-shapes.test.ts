@@ -72,6 +72,17 @@ describe('the API answers match their documented schemas (src/api)', () => {
         expect(mismatches(MANAGED_WEBHOOK_SCHEMA, patched)).toEqual([]);
     });
 
+    it('a webhook with rules and a rate limit, and a capture a rule answered: ManagedWebhook and LogEntry with answeredBy', async () => {
+        const ruled = await createWebhook(svc, { response: { rateLimit: { requests: 5, perSeconds: 60 }, rules: [{ name: 'all', when: { method: 'POST' }, answer: { statusCode: 201, body: '{{uuid}}' } }] } });
+        expect(mismatches(MANAGED_WEBHOOK_SCHEMA, ruled)).toEqual([]);
+        const sent = await svc.fetch(`/webhook/${ruled.id}`, { method: 'POST', body: 'x' });
+        expect(sent.status).toBe(201);
+        const page = await json<{ items: { id: string }[] }>(await svc.fetch(`/logs?requestId=${sent.headers.get('x-request-id')}`));
+        const entry = await json<{ answeredBy?: unknown }>(await svc.fetch(`/logs/${page.items[0]!.id}`));
+        expect(entry.answeredBy).toEqual({ index: 0, name: 'all' });
+        expect(mismatches(LOG_ENTRY_SCHEMA, entry)).toEqual([]);
+    });
+
     it('POST, GET /replay-jobs and GET /replay-jobs/:id: ReplayJobDryRun, ReplayJob and ReplayJobList', async () => {
         // An address literal passes the guard without DNS; the job's filter matches nothing, so nothing is sent.
         const url = 'http://93.184.216.34/hook';

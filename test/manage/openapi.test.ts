@@ -43,6 +43,7 @@ describe('/openapi.json describes the management routes', () => {
             ['/webhooks/{id}', 'delete', ['204', '401', '404', '429']],
             ['/logs/{logId}', 'delete', ['204', '401', '404', '429']],
             ['/logs', 'delete', ['200', '400', '401', '429']],
+            ['/logs/{logId}/files/{index}', 'get', ['200', '401', '404', '429', '500']],
             ['/replay-jobs', 'post', ['200', '202', '400', '401', '429', '500']],
             ['/replay-jobs', 'get', ['200', '401', '429', '500']],
             ['/replay-jobs/{id}', 'get', ['200', '401', '404', '429', '500']],
@@ -53,6 +54,14 @@ describe('/openapi.json describes the management routes', () => {
         for (const [path, method, statuses] of expected) {
             expect(Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort(), `${method} ${path}`).toEqual(statuses.sort());
         }
+    });
+
+    it('documents the form filters on every route that takes filters, and the form on a log entry', () => {
+        const names = (path: string, method: string): string[] => ((doc.paths[path]?.[method] as { parameters?: { name: string }[] } | undefined)?.parameters ?? []).map((p) => p.name);
+        for (const [path, method] of [['/logs', 'get'], ['/logs', 'delete'], ['/log-stream', 'get']] as const) {
+            expect(names(path, method), `${method} ${path}`).toEqual(expect.arrayContaining(['form', 'hasFiles']));
+        }
+        expect(Object.keys(doc.components.schemas.LogEntry!.properties)).toEqual(expect.arrayContaining(['form', 'formError']));
     });
 
     it('documents the very schema the service validates a webhook response with, and the webhook shape it answers', async () => {

@@ -1,5 +1,6 @@
 import { ipToBytes } from '../../src/lib/ip.js';
 import { bodyKeys, keyColumns } from '../../src/storage/pg/body-keys.js';
+import { INSERT_COLUMNS } from '../../src/storage/pg/insert.js';
 import { queryInUrl } from '../../src/storage/pg/query-in-url.js';
 import { BODY, encodeEvent } from '../../src/storage/rows.js';
 import type { NewEvent } from '../../src/storage/types.js';
@@ -8,9 +9,11 @@ import type { NewEvent } from '../../src/storage/types.js';
 // the query tests (query-fixture.ts) and the query bench's million-row load (bench/query-pg-load.ts):
 // faster than the group commit, and past the inbox.
 
-/** The columns of `events` an insert of eventRows writes, in the order of its `event` values. */
-export const EVENT_COLUMNS = ['seq', 'id', 'webhook_id', 'ts', 'method', 'status_code', 'size', 'processing_time', 'request_id', 'request_url', 'content_type', 'remote_ip',
-    'user_agent', 'headers', 'query', 'response_headers', 'response_body', 'signature_valid', 'signature_provider', 'signature_error', 'body_kind', 'blob_key', 'meta', 'answered_index', 'answered_by', 'form_fields', 'form_files', 'form_error', 'ip_bin', 'body_keys', 'body_sig', 'query_plain'];
+/**
+ * The columns of `events` an insert of eventRows writes, in the order of its `event` values: the
+ * backend's own list (insert.ts), so that a column added there is written here too.
+ */
+export const EVENT_COLUMNS = ['seq', ...INSERT_COLUMNS];
 
 /** The columns of `bodies`, in the order of eventRows' `body` values. */
 export const BODY_COLUMNS = ['seq', 'text', 'raw'];
@@ -24,6 +27,8 @@ export const BODY_COLUMNS = ['seq', 'text', 'raw'];
 export function eventRows(seq: number | string, e: NewEvent): { event: unknown[]; body: unknown[] | undefined } {
     const r = encodeEvent(e);
     const event = [seq, ...r.slice(0, 16), r[16] === null ? null : r[16] === 1, ...r.slice(17, BODY), ipToBytes(r[10]), ...keyColumns(bodyKeys(r[19], r[BODY])), queryInUrl(r[8], r[13])];
+    // A value missing for a column would shift every row's values (PostgreSQL then counts the parameters wrong).
+    if (event.length !== EVENT_COLUMNS.length) throw new Error(`eventRows made ${event.length} values for ${EVENT_COLUMNS.length} columns: keep it in step with insert.ts`);
     const raw = r[BODY];
     const binary = e.bodyKind === 'binary';
     return { event, body: raw ? [seq, binary ? null : Buffer.from(raw).toString('utf8'), binary ? Buffer.from(raw) : null] : undefined };

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { pgPass, storageEnv } from '../helpers/pg-pass.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { createWebhook } from '../manage/helpers.js';
+import { until } from '../helpers/until.js';
 
 // Rules are part of a webhook's `response`, which is stored whole: a restart on the same storage
 // answers by the same rules, and the captures keep which rule answered them.
@@ -47,6 +48,29 @@ describe('rules across a restart', () => {
         expect((await post(second, hook.id, 'invoice.paid')).text).toBe('fallback');
         const listed = await json<{ items: { requestId: string }[] }>(await second.fetch(`/logs?answeredBy=voided`));
         expect(listed.items.map((i) => i.requestId).sort()).toEqual([before.requestId, after.requestId].sort());
+    });
+
+    it.skipIf(pgPass)('answer by the same rules after a platform migration, and bring answeredBy back from the dataset', async () => {
+        const first = await startTestService({ input: { urlCount: 1, rateLimitPerMinute: 0 } });
+        services.push(first);
+        const hook = await createWebhook(first, { response: RESPONSE });
+        const before = await post(first, hook.id, 'invoice.voided');
+        await until('the capture exported to the dataset', async () => {
+            const m = await json<{ sync: { outboxBacklog: number } }>(await first.fetch('/system/metrics'));
+            return m.sync.outboxBacklog === 0 ? true : undefined;
+        });
+        await first.close({ keepDir: true });
+        // A fresh container: the local database is gone; the key-value store (webhooks) and the dataset remain.
+        await rm(join(first.dir, 'webhook-debugger'), { recursive: true, force: true });
+        const second = await startTestService({ input: { urlCount: 1, rateLimitPerMinute: 0 }, dir: first.dir });
+        services.push(second);
+        const after = await post(second, hook.id, 'invoice.voided');
+        expect([after.status, JSON.parse(after.text)]).toEqual([400, { voided: 'in_7' }]);
+        const listed = await until('the restored capture listed by its rule', async () => {
+            const page = await json<{ items: { requestId: string }[] }>(await second.fetch('/logs?answeredBy=voided'));
+            return page.items.length === 2 ? page.items.map((i) => i.requestId).sort() : undefined;
+        });
+        expect(listed).toEqual([before.requestId, after.requestId].sort());
     });
 
     it.runIf(pgPass)('migrates a PostgreSQL database made before rules existed: the columns are added, its rows answered by none', async () => {

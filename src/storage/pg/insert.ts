@@ -33,6 +33,8 @@ const COLUMNS: [name: string, type: ElementType][] = [
     // Whether the query JSON is its URL's query string parsed (query-in-url.ts), which the URL's index carries.
     ['query_plain', 'boolean'],
 ];
+/** The names of the columns an insert writes after seq, in the order of its values (tests and benches insert rows directly). */
+export const INSERT_COLUMNS: readonly string[] = COLUMNS.map(([name]) => name);
 const IP_BIN = BODY;
 const BODY_KEYS = BODY + 1;
 const BODY_SIG = BODY + 2;

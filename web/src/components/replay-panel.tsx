@@ -136,21 +136,29 @@ function ReplayOutcome({ result }: { result: { status: number; body: ReplayResul
     );
 }
 
+/** What sent each history entry: POST /replay (and records from before `via` existed), the `listen` command, a bulk replay job. */
+const VIA_TITLE: Record<NonNullable<ReplayRecord['via']>, string> = {
+    replay: 'Replayed from here or with POST /replay',
+    listen: 'Delivered to a local server by webhook-debugger listen',
+    job: 'Sent by a bulk replay job',
+};
+
 function ReplayHistory({ replays }: { replays: ReplayRecord[] }): JSX.Element {
     if (!replays.length) return <p class="muted">Not replayed yet.</p>;
     return (
         <table class="history" aria-label="Replay history">
             <thead>
-                <tr><th>When</th><th>Target</th><th>Status</th><th>Attempts</th><th>Note</th></tr>
+                <tr><th>When</th><th>By</th><th>Target</th><th>Status</th><th>Attempts</th><th>Note</th></tr>
             </thead>
             <tbody>
                 {[...replays].reverse().map((r, i) => (
                     <tr key={i}>
                         <td>{new Date(r.at).toLocaleString()}</td>
+                        <td class="via" title={VIA_TITLE[r.via ?? 'replay']}>{r.via ?? 'replay'}</td>
                         <td class="path">{r.targetUrl}</td>
                         <td>{r.targetResponseCode ?? '—'}</td>
                         <td>{r.attempts}</td>
-                        <td>{[r.resigned ? 're-signed' : '', r.error ?? ''].filter(Boolean).join('; ')}</td>
+                        <td>{[r.resigned ? 're-signed' : '', r.durationMs !== undefined ? `${r.durationMs} ms` : '', r.error ?? ''].filter(Boolean).join('; ')}</td>
                     </tr>
                 ))}
             </tbody>

@@ -63,6 +63,13 @@ export const FILTER_PARAMETERS: readonly Parameter[] = [
     jsonColumn('body', 'request body', '; nested keys use dot notation, e.g. `body[data.object.id]=evt_1`'),
     jsonColumn('responseHeaders', 'response headers'),
     jsonColumn('responseBody', 'response body'),
+    query(
+        'form',
+        "A form body's fields (`multipart/form-data`, `application/x-www-form-urlencoded`; see `Form`). Without brackets: substring search over the fields as JSON, names and values (ASCII letters match in either case). With brackets it matches one field: `form[<name>]=<value>` is exact and matches when any of the field's values equals it; the name is taken whole, brackets and dots included (`form[tags[]]=a`, `form[user.email]=…`). Bodies that are no form never match.",
+        STRING,
+        'invoice',
+    ),
+    query('hasFiles', '`true`: form bodies with at least one file (`form.files`). `false`: every other capture, including bodies that are no form.', { type: 'boolean' }),
 ];
 
 /** Paging and order: GET /logs only. */

@@ -1,4 +1,4 @@
-// GET and DELETE /logs, /logs/{logId} and its payload.
+// GET and DELETE /logs, /logs/{logId}, its payload and its form's files.
 import { LOG_ENTRY_SCHEMA, LOG_PAGE_CURSOR_SCHEMA, LOG_PAGE_OFFSET_SCHEMA } from '../../capture.js';
 import { ERROR_SCHEMA } from '../../errors.js';
 import { ANSWER_HEADERS, HEADERS, RESPONSES } from '../components.js';
@@ -14,7 +14,7 @@ export const LOGS_PATHS: PathItems = {
             tags: ['Logs'],
             operationId: 'listLogs',
             summary: 'Query captured events',
-            description: 'Filterable, sortable, paginated list of captured events, newest first by default. Filters combine with AND. Range filters use bracket notation with the operators `gte`, `gt`, `lte` and `lt`: `<field>[<op>]=<value>` (statusCode, processingTime, size, timestamp). The JSON columns (headers, query, body, responseHeaders, responseBody) do a free-text substring search without brackets and match one key with brackets: `headers[x-github-event]=push`, `body[data.object.id]=evt_1`.\n\nTwo pagination modes: offset mode (default) returns `total`, `nextOffset` and `nextPageUrl`; cursor mode (any `cursor` parameter, even empty) returns `nextCursor` and `nextPageUrl` and skips the full count. Events of expired webhooks are not returned.',
+            description: 'Filterable, sortable, paginated list of captured events, newest first by default. Filters combine with AND. Range filters use bracket notation with the operators `gte`, `gt`, `lte` and `lt`: `<field>[<op>]=<value>` (statusCode, processingTime, size, timestamp). The JSON columns (headers, query, body, responseHeaders, responseBody) do a free-text substring search without brackets and match one key with brackets: `headers[x-github-event]=push`, `body[data.object.id]=evt_1`. Form bodies are searched by their fields (`form=<text>`, `form[<field>]=<value>`) and by whether they carry files (`hasFiles=true|false`).\n\nTwo pagination modes: offset mode (default) returns `total`, `nextOffset` and `nextPageUrl`; cursor mode (any `cursor` parameter, even empty) returns `nextCursor` and `nextPageUrl` and skips the full count. Events of expired webhooks are not returned.',
             parameters: [...FILTER_PARAMETERS, ...PAGE_PARAMETERS],
             responses: {
                 '200': {
@@ -125,6 +125,33 @@ export const LOGS_PATHS: PathItems = {
                 },
                 '401': RESPONSES.Unauthorized,
                 '404': RESPONSES.NotFound,
+                '429': RESPONSES.TooManyRequests,
+                '500': RESPONSES.InternalError,
+            },
+        },
+    },
+    '/logs/{logId}/files/{index}': {
+        get: {
+            tags: ['Logs'],
+            operationId: 'getLogFile',
+            summary: 'Download one file of a form body',
+            description:
+                "The bytes of one file of a form capture (`form.files[].index`), exactly as they are in the stored payload: read out of it part by part (streamed when it was offloaded), never from a copy. `Content-Type` is the part's own; `Content-Disposition: attachment` carries the filename (an ASCII fallback and `filename*=UTF-8''…`, the last path segment only). Like `/payload` it is inert in a browser: `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`. A form field over 1 MB is a file too (no filename).",
+            parameters: [
+                LOG_ID,
+                { name: 'index', in: 'path', required: true, description: "The file's `index` in `form.files` (the part's position in the body).", schema: { type: 'integer', minimum: 0 } },
+            ],
+            responses: {
+                '200': {
+                    description: 'The file.',
+                    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+                    headers: ANSWER_HEADERS,
+                },
+                '401': RESPONSES.Unauthorized,
+                '404': {
+                    description: 'Unknown capture, a capture that is no form, or no file at that index (a field, or past the last part).',
+                    content: { 'application/json': { schema: ERROR_SCHEMA } },
+                },
                 '429': RESPONSES.TooManyRequests,
                 '500': RESPONSES.InternalError,
             },

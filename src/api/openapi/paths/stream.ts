@@ -34,6 +34,13 @@ export const STREAM_PATHS: PathItems = {
                     description: 'The most missed events one resume sends before `: resume incomplete, page /logs`. Raise it to catch up a long backlog from storage, in capture order, paced by the client\'s reading.',
                     schema: { type: 'integer', minimum: 1, maximum: 10000000, default: 1000 },
                 },
+                {
+                    name: 'rawBodies',
+                    in: 'query',
+                    required: false,
+                    description: 'With `true`, each frame also carries `rawBody`: the bytes `GET /logs/{logId}/payload` serves, base64, for bodies up to 64 KB (absent for larger ones and for bodies a custom script replaced: read the payload route for those). The `listen` command asks for it, so it makes no payload request per small capture.',
+                    schema: { type: 'boolean', default: false },
+                },
                 ...FILTER_PARAMETERS,
             ],
             responses: {
@@ -42,7 +49,7 @@ export const STREAM_PATHS: PathItems = {
                     content: { 'text/event-stream': { schema: { type: 'string' }, example: ': connected\n\nid: V1StGXR8_Z5jdHi6B-myT\ndata: {"id":"V1StGXR8_Z5jdHi6B-myT","webhookId":"wh_4f8Kq2xYbN0aLm3ZpR7sT","method":"POST","statusCode":200}\n\n: heartbeat\n\n' } },
                 },
                 '400': {
-                    description: 'A filter `GET /logs` would refuse, a paging parameter, or a bad `resumeLimit`; answered before any stream opens. `parameter` names it.',
+                    description: 'A filter `GET /logs` would refuse, a paging parameter, or a bad `resumeLimit` or `rawBodies`; answered before any stream opens. `parameter` names it.',
                     content: {
                         'application/json': {
                             schema: ERROR_SCHEMA,
