@@ -33,8 +33,9 @@ export default defineConfig({
     test: {
         // No include here: a project that extends this config would add its own to it.
         pool: 'forks',
+        isolate: false,
         poolOptions: {
-            forks: { execArgv: ['--no-node-snapshot'], maxForks: forks, minForks: 1 },
+            forks: { execArgv: ['--no-node-snapshot'], maxForks: forks, minForks: forks, isolate: false },
             threads: { maxThreads: availableParallelism(), minThreads: 1 },
         },
         sequence: { sequencer: LongFirst },
@@ -42,13 +43,13 @@ export default defineConfig({
         hookTimeout: 60_000,
         reporters: ['default'],
         projects: [
-            { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads' } },
-            { extends: true, test: { name: 'integration', isolate: false, exclude: exclude(UNIT, BROWSER, PG_BACKEND, ALONE), include: ['test/**/*.test.ts'] } },
+            { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads', isolate: true } },
+            { extends: true, test: { name: 'integration', exclude: exclude(UNIT, BROWSER, PG_BACKEND, ALONE), include: ['test/**/*.test.ts'] } },
             { extends: true, test: { name: 'browser', include: BROWSER } },
-            { extends: true, test: { name: 'pg', isolate: false, include: PG_BACKEND, exclude: exclude(ALONE), globalSetup: [PG_SETUP] } },
+            { extends: true, test: { name: 'pg', include: PG_BACKEND, exclude: exclude(ALONE), globalSetup: [PG_SETUP] } },
             {
                 extends: true,
-                test: { name: 'alone', include: ALONE, exclude: exclude(UNIT), globalSetup: [PG_SETUP], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } },
+                test: { name: 'alone', include: ALONE, exclude: exclude(UNIT), globalSetup: [PG_SETUP], isolate: true, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true, isolate: true } } },
             },
         ],
     },

@@ -53,10 +53,10 @@ export default defineConfig({
         ...(available
             ? {
                   projects: [
-                      { extends: true, test: { ...pass, isolate: false, name: 'pg-pass', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...EXCLUDED, ...ALONE] } },
+                      { extends: true, test: { ...pass, name: 'pg-pass', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...EXCLUDED, ...ALONE] } },
                       {
                           extends: true,
-                          test: { ...pass, name: 'pg-pass-alone', include: ALONE, exclude: [...configDefaults.exclude, ...EXCLUDED], sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } },
+                          test: { ...pass, name: 'pg-pass-alone', include: ALONE, exclude: [...configDefaults.exclude, ...EXCLUDED], isolate: true, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true, isolate: true } } },
                       },
                   ],
               }
