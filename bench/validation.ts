@@ -20,29 +20,22 @@ const SIZE = 5 * 1024 * 1024;
 const CEILING_MS = 100;
 const CEILING_MB = 50;
 
-/** Members `make(i)` (JSON text of `"name":value`) until the object text is about SIZE. */
-function members(make: (i: number) => string): string {
-    const parts: string[] = [];
-    let size = 2;
-    for (let i = 0; size < SIZE; i++) {
+/** `make(i)` for i = 0, 1, … until the texts joined by commas are about SIZE. */
+function parts(make: (i: number) => string): string {
+    const out: string[] = [];
+    for (let i = 0, size = 2; size < SIZE; i++) {
         const part = make(i);
-        parts.push(part);
+        out.push(part);
         size += part.length + 1;
     }
-    return `{${parts.join(',')}}`;
+    return out.join(',');
 }
 
+/** Members `make(i)` (JSON text of `"name":value`) until the object text is about SIZE. */
+const members = (make: (i: number) => string): string => `{${parts(make)}}`;
+
 /** Items `make(i)` until the array text is about SIZE. */
-function items(make: (i: number) => string): string {
-    const parts: string[] = [];
-    let size = 2;
-    for (let i = 0; size < SIZE; i++) {
-        const part = make(i);
-        parts.push(part);
-        size += part.length + 1;
-    }
-    return `[${parts.join(',')}]`;
-}
+const items = (make: (i: number) => string): string => `[${parts(make)}]`;
 
 const badHeaders = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `"bad name ${from + i}":7`).join(',');
 const bodies: Record<string, string> = {

@@ -74,7 +74,7 @@ export async function listen(o: ListenOptions, io: Io, stop: AbortSignal): Promi
         halt.signal.addEventListener('abort', () => dispatcher.stop(), { once: true });
         const before = state.delivered;
         try {
-            await new Session(start.position, { service, finder, dispatcher, out, progress, signal: halt.signal }).run();
+            await new Session(start.position, { service, finder, dispatcher, out, progress, signal: halt.signal, countFirst: saved !== undefined || (o.from ?? 'now') !== 'now' }).run();
         } catch (error) {
             fatal ??= error;
             halt.abort();

@@ -30,6 +30,12 @@ export interface SessionDeps {
     out: Output;
     progress: Progress;
     signal: AbortSignal;
+    /**
+     * Whether the first connection counts a backlog. Not for a first start `--from now`: nothing
+     * before its start point is missed, and captures sent in the moment between "Ready!" and the
+     * stream's opening are what comes next, not a backlog.
+     */
+    countFirst: boolean;
 }
 
 /**
@@ -40,13 +46,14 @@ export interface SessionDeps {
  */
 export class Session {
     private failures = 0;
-    private countBacklog = true;
+    private countBacklog: boolean;
     private current: IncomingMessage | undefined;
 
     constructor(
         private position: Position,
         private readonly d: SessionDeps,
     ) {
+        this.countBacklog = d.countFirst;
         d.signal.addEventListener('abort', () => this.current?.destroy(), { once: true });
     }
 

@@ -3,6 +3,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
 
 /** Debian's Chromium, installed by .ci/run; never a downloaded browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -74,4 +76,31 @@ export async function openPage(browser: Browser, options: { width?: number; heig
         void d.dismiss();
     });
     return { context, page, errors, dialogs };
+}
+
+/** What a dashboard suite works with: its service, Chromium, and a watched page. */
+export interface DashboardFixture {
+    svc: TestService;
+    browser: Browser;
+    w: WatchedPage;
+}
+
+/**
+ * Registers the usual dashboard suite around the calling describe: the built dashboard, one service
+ * (`service` as startTestService takes it), Chromium and a watched page before its tests, all closed
+ * after. The fields are set once the suite's first beforeAll has run.
+ */
+export function useDashboard(service: Parameters<typeof startTestService>[0] = {}): DashboardFixture {
+    const f = {} as DashboardFixture;
+    beforeAll(async () => {
+        ensureDashboardBuilt();
+        f.svc = await startTestService(service);
+        f.browser = await launchBrowser();
+        f.w = await openPage(f.browser);
+    });
+    afterAll(async () => {
+        await f.browser?.close();
+        await f.svc?.close();
+    });
+    return f;
 }

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestService, type TestService } from '../helpers/service.js';
-import { ensureDashboardBuilt, launchBrowser, openPage, runBrowserTests, type WatchedPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { json } from '../helpers/service.js';
+import { runBrowserTests, useDashboard } from './browser.js';
 
 // The dashboard's replay history labels what sent each entry: deliveries recorded by `listen`
 // (POST /logs/deliveries) say "listen" and their duration; replays made with POST /replay say "replay".
@@ -9,30 +8,17 @@ import { ensureDashboardBuilt, launchBrowser, openPage, runBrowserTests, type Wa
 const d = runBrowserTests ? describe : describe.skip;
 
 d('dashboard: listen deliveries in the replay history', () => {
-    let svc: TestService;
-    let browser: Browser;
-    let w: WatchedPage;
-
-    beforeAll(async () => {
-        ensureDashboardBuilt();
-        svc = await startTestService({ input: { rateLimitPerMinute: 0 } });
-        browser = await launchBrowser();
-        w = await openPage(browser);
-    });
-    afterAll(async () => {
-        await browser?.close();
-        await svc?.close();
-    });
+    const f = useDashboard({ input: { rateLimitPerMinute: 0 } });
 
     it('labels a delivery recorded by listen "listen", with its status and duration', async () => {
-        const base = svc.deps.baseUrl();
-        const res = await fetch(`${base}/webhook/${svc.webhookId}/to-local`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+        const base = f.svc.deps.baseUrl();
+        const res = await fetch(`${base}/webhook/${f.svc.webhookId}/to-local`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
         expect(res.status).toBe(200);
-        const [entry] = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=1'))).items;
+        const [entry] = (await json<{ items: { id: string }[] }>(await f.svc.fetch('/logs?limit=1'))).items;
         const report = { eventId: entry!.id, target: 'http://localhost:3000/hooks/to-local', status: 503, durationMs: 12.5, error: null, attempts: 2 };
-        const recorded = await svc.fetch('/logs/deliveries', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [report] }) });
+        const recorded = await f.svc.fetch('/logs/deliveries', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [report] }) });
         expect(await json(recorded)).toEqual({ recorded: 1, unknown: [] });
-        const page = w.page;
+        const page = f.w.page;
         await page.goto(`${base}/`);
         const row = page.locator('.row', { hasText: '/to-local' });
         await row.waitFor();

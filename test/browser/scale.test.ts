@@ -1,38 +1,24 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestService, type TestService } from '../helpers/service.js';
-import { ensureDashboardBuilt, launchBrowser, openPage, runBrowserTests, type WatchedPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { json } from '../helpers/service.js';
+import { runBrowserTests, useDashboard } from './browser.js';
 
 const d = runBrowserTests ? describe : describe.skip;
 const poll = <T>(fn: () => T | Promise<T>, timeout = 60_000) => expect.poll(fn, { timeout, interval: 200 });
 const N = 10_000;
 
 d('dashboard with 10,000 captures', () => {
-    let svc: TestService;
-    let browser: Browser;
-    let w: WatchedPage;
-
-    beforeAll(async () => {
-        ensureDashboardBuilt();
-        svc = await startTestService({ input: { rateLimitPerMinute: 0 } });
-        browser = await launchBrowser();
-        w = await openPage(browser);
-    });
-    afterAll(async () => {
-        await browser?.close();
-        await svc?.close();
-    });
+    const f = useDashboard({ input: { rateLimitPerMinute: 0 } });
 
     it('takes 10,000 live captures while keeping only the rows in view in the DOM', { timeout: 180_000 }, async () => {
-        const base = svc.deps.baseUrl();
-        const page = w.page;
+        const base = f.svc.deps.baseUrl();
+        const page = f.w.page;
         await page.goto(`${base}/`);
         await page.locator('[data-testid=stream]', { hasText: 'live' }).waitFor();
         let next = 0;
         const worker = async (): Promise<void> => {
             while (next < N) {
                 const n = next++;
-                const res = await fetch(`${base}/webhook/${svc.webhookId}?n=${n}`, { method: 'POST', body: `{"n":${n}}`, headers: { 'content-type': 'application/json' } });
+                const res = await fetch(`${base}/webhook/${f.svc.webhookId}?n=${n}`, { method: 'POST', body: `{"n":${n}}`, headers: { 'content-type': 'application/json' } });
                 await res.arrayBuffer();
             }
         };
@@ -42,7 +28,7 @@ d('dashboard with 10,000 captures', () => {
         expect(rows).toBeGreaterThan(10);
         expect(rows).toBeLessThan(80);
         // The newest is on top; scrolling to the end shows the oldest, in the server's order.
-        const order = (await json<{ items: { id: string }[] }>(await svc.fetch(`/logs?limit=${N}`))).items.map((i) => i.id);
+        const order = (await json<{ items: { id: string }[] }>(await f.svc.fetch(`/logs?limit=${N}`))).items.map((i) => i.id);
         expect(await page.locator('.row').first().getAttribute('data-id')).toBe(order[0]);
         await page.locator('.list').evaluate((el) => (el.scrollTop = el.scrollHeight));
         await poll(() => page.locator('.row').last().getAttribute('data-id'), 10_000).toBe(order[N - 1]);
@@ -56,7 +42,7 @@ d('dashboard with 10,000 captures', () => {
     });
 
     it('pages older captures through cursor mode after a reload, without duplicates', async () => {
-        const page = w.page;
+        const page = f.w.page;
         await page.reload();
         await poll(() => page.locator('[data-testid=count]').textContent()).toBe('200 captures');
         const older = page.waitForRequest((r) => r.url().includes('/logs?cursor=') && !r.url().includes('cursor=&'));
@@ -64,10 +50,10 @@ d('dashboard with 10,000 captures', () => {
         expect(new URL((await older).url()).searchParams.get('cursor')).not.toBe('');
         await poll(() => page.locator('[data-testid=count]').textContent()).toBe('400 captures');
         await page.locator('.list').evaluate((el) => (el.scrollTop = el.scrollHeight));
-        const order = (await json<{ items: { id: string }[] }>(await svc.fetch('/logs?limit=400'))).items.map((i) => i.id);
+        const order = (await json<{ items: { id: string }[] }>(await f.svc.fetch('/logs?limit=400'))).items.map((i) => i.id);
         await poll(() => page.locator('.row').last().getAttribute('data-id'), 10_000).toBe(order[399]);
         const ids = await page.locator('.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
         expect(new Set(ids).size).toBe(ids.length);
-        expect(w.errors).toEqual([]);
+        expect(f.w.errors).toEqual([]);
     });
 });

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pgPass, releaseStorage, storageEnv } from '../helpers/pg-pass.js';
+import { allFiles } from '../helpers/files.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver, type Receiver } from '../replay/receiver.js';
 import { openRawSse } from '../stream/sse-client.js';
@@ -37,16 +38,6 @@ function sendRaw(port: number, method: string, target: string, headers: Record<s
     });
 }
 
-/** Every file under `dir`, recursively. */
-async function allFiles(dir: string): Promise<string[]> {
-    const out: string[] = [];
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) out.push(...(await allFiles(path)));
-        else if (entry.isFile()) out.push(path);
-    }
-    return out;
-}
 
 /** Each spelling of the key found in `text`, named by where. */
 const leaks = (where: string, text: string): string[] => NEEDLES.filter((n) => text.includes(n)).map((n) => `${where}: ${n === KEY ? 'the key' : n}`);

@@ -11,6 +11,19 @@ const LIMIT = 20;
 const errorOf = (body: Record<string, unknown>): Record<string, unknown> => ({ status: body.status, error: body.error, message: body.message, retryAfterSeconds: body.retryAfterSeconds });
 const rawJson = (res: RawResponse): Record<string, unknown> => JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
 
+/** Forty tries with a wrong key, one after another: each status, and the last 429 answer (its body unread). */
+async function guess40(attempt: (i: number) => Promise<Response>): Promise<{ statuses: number[]; refused: Response | undefined }> {
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 40; i++) {
+        const res = await attempt(i);
+        statuses.push(res.status);
+        if (res.status === 429) refused = res;
+        else await res.body?.cancel();
+    }
+    return { statuses, refused };
+}
+
 describe('guessing a key costs: 401, 403 and 405 count against the per-client limit', () => {
     let svc: TestService;
     const clock = new ManualClock();
@@ -26,14 +39,7 @@ describe('guessing a key costs: 401, 403 and 405 count against the per-client li
         rawRequest(`${svc.url}${path}`, { method, headers, localAddress: '127.0.0.2', ...(body === undefined ? {} : { chunks: [Buffer.from(body)] }) });
 
     it('answers 40 wrong keys on GET /logs with 20 × 401, then 429 with Retry-After; then the right key gets the same 429, another client is served', async () => {
-        const statuses: number[] = [];
-        let refused: Response | undefined;
-        for (let i = 0; i < 40; i++) {
-            const res = await svc.fetch('/logs', { headers: { authorization: `Bearer wrong-${i}` } });
-            statuses.push(res.status);
-            if (res.status === 429) refused = res;
-            else await res.body?.cancel();
-        }
+        const { statuses, refused } = await guess40((i) => svc.fetch('/logs', { headers: { authorization: `Bearer wrong-${i}` } }));
         assert.deepEqual(statuses, [...Array<number>(LIMIT).fill(401), ...Array<number>(40 - LIMIT).fill(429)]);
         assert.ok(Number(refused!.headers.get('retry-after')) > 0, 'Retry-After on the 429');
         assert.equal(refused!.headers.get('x-ratelimit-limit'), String(LIMIT));
@@ -52,14 +58,7 @@ describe('guessing a key costs: 401, 403 and 405 count against the per-client li
 
     it('answers 40 wrong keys on ingest with 20 × 401, then 429 with Retry-After, before the key is checked; the management count is the same one', async () => {
         const hook = `/webhook/${svc.webhookId}`;
-        const statuses: number[] = [];
-        let refused: Response | undefined;
-        for (let i = 0; i < 40; i++) {
-            const res = await svc.fetch(`${hook}?key=wrong-${i}`, { method: 'POST', body: 'guess' });
-            statuses.push(res.status);
-            if (res.status === 429) refused = res;
-            else await res.body?.cancel();
-        }
+        const { statuses, refused } = await guess40((i) => svc.fetch(`${hook}?key=wrong-${i}`, { method: 'POST', body: 'guess' }));
         assert.deepEqual(statuses, [...Array<number>(LIMIT).fill(401), ...Array<number>(40 - LIMIT).fill(429)]);
         assert.ok(Number(refused!.headers.get('retry-after')) > 0, 'Retry-After on the 429');
         assert.equal(refused!.headers.get('x-ratelimit-limit'), String(LIMIT));

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { pgTestsCanRun } from '../helpers/pg-server.js';
 import { webhookIds, type ServiceProcess } from '../helpers/process.js';
 import { until } from '../helpers/until.js';
-import { startReceiver, type Receiver } from '../replay/receiver.js';
-import { captureAll, createJob, getJob, waitForJob, type JobView } from '../replay-jobs/helpers.js';
+import { startReceiver } from '../replay/receiver.js';
+import { captureAll, createJob, getJob, sendsPerCapture, waitForJob, type JobView } from '../replay-jobs/helpers.js';
 import { useInstances } from './fixture.js';
 
 // Bulk replay jobs with two real instances on one PostgreSQL: one instance runs each job, every
@@ -12,15 +12,6 @@ const available = pgTestsCanRun('the replay jobs on several instances');
 
 const SSRF = { SSRF_ALLOWLIST: '127.0.0.1/32' };
 
-/** How often each capture `{"n":i}` reached the receiver. */
-function sendsPerCapture(receiver: Receiver): Map<number, number> {
-    const counts = new Map<number, number>();
-    for (const r of receiver.requests) {
-        const n = (JSON.parse(r.body.toString()) as { n: number }).n;
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-    }
-    return counts;
-}
 
 describe.skipIf(!available)('replay jobs on two instances of one PostgreSQL', { timeout: 180_000 }, () => {
     const fx = useInstances('shared');

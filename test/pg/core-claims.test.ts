@@ -55,8 +55,10 @@ describe.skipIf(!pgCoreRuns)('PostgreSQL backend: export and forwarding claimed 
         // B as a process that hangs or was killed: its rows still its own, its last beat just now.
         await pg.sql(url, `UPDATE outbox SET owner = 'hb'`);
         await pg.sql(url, `UPDATE forward_backlog SET owner = 'hb'`);
-        await pg.sql(url, `INSERT INTO instances (id, seen_at) VALUES ('hb', now())`);
+        // Read before the beat is written: the server's now() for it is no earlier, so a takeover
+        // the server allows at its beat + the dead time is never before this + the dead time.
         const silentSince = Date.now();
+        await pg.sql(url, `INSERT INTO instances (id, seen_at) VALUES ('hb', now())`);
         assert.deepEqual(await a.outbox.readOutbox(100), [], 'B still counts as alive');
         assert.deepEqual(await a.forwards.readForwardBacklog(0, 100), []);
         const taken = await until('A takes over B’s outbox', async () => {

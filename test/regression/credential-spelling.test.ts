@@ -1,7 +1,8 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { allFiles } from '../helpers/files.js';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver, type Receiver } from '../replay/receiver.js';
 import { openRawSse } from '../stream/sse-client.js';
@@ -28,16 +29,6 @@ function sendRaw(port: number, target: string, headers: Record<string, string> =
     });
 }
 
-/** Every file under `dir`, recursively. */
-async function allFiles(dir: string): Promise<string[]> {
-    const out: string[] = [];
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) out.push(...(await allFiles(path)));
-        else if (entry.isFile()) out.push(path);
-    }
-    return out;
-}
 
 /** Each needle found in `text`, named by where it was found. */
 const leaks = (where: string, text: string, needles: string[]): string[] => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);

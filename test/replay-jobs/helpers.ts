@@ -1,4 +1,5 @@
 import { until } from '../helpers/until.js';
+import type { Receiver } from '../replay/receiver.js';
 
 /** Anything that speaks to a service: an in-process TestService or a ServiceProcess. */
 export interface Svc {
@@ -88,4 +89,14 @@ export async function newWebhook(svc: Svc): Promise<string> {
 export async function oldestFirst(svc: Svc, webhookId: string, limit = 10_000): Promise<number[]> {
     const page = await call<{ items: { requestUrl: string }[] }>(svc, 'GET', `/logs?webhookId=${webhookId}&sort=timestamp:asc&limit=${limit}`);
     return page.body.items.map((i) => Number(new URL(i.requestUrl, 'http://x').searchParams.get('n')));
+}
+
+/** How often each capture `{"n":i}` reached the receiver. */
+export function sendsPerCapture(receiver: Receiver): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const r of receiver.requests) {
+        const n = (JSON.parse(r.body.toString()) as { n: number }).n;
+        counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
+    return counts;
 }

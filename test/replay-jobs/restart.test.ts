@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
 import { until } from '../helpers/until.js';
 import { startReceiver, type Receiver } from '../replay/receiver.js';
-import { captureAll, createJob, getJob, waitForJob } from './helpers.js';
+import { captureAll, createJob, getJob, sendsPerCapture, waitForJob } from './helpers.js';
 
 // A job outlives its process (real `node dist/main.js` processes on one storage folder): after a
 // SIGKILL every capture is sent at least once and at most the sends in flight twice; after a
@@ -32,15 +32,6 @@ async function jobUnderWay(): Promise<{ jobId: string; dir: string }> {
     return { jobId: job.id, dir: svc.dir };
 }
 
-/** How often each capture reached the receiver. */
-function sendsPerCapture(receiver: Receiver): Map<number, number> {
-    const counts = new Map<number, number>();
-    for (const r of receiver.requests) {
-        const n = (JSON.parse(r.body.toString()) as { n: number }).n;
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-    }
-    return counts;
-}
 
 describe('a replay job across restarts', () => {
     it('SIGKILL mid-job, then a restart: the job goes on, each capture is sent at least once, duplicates at most the concurrency', async () => {
