@@ -4,16 +4,22 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { ALONE, BROWSER, LONG, PG_BACKEND, UNIT } from './test/layout.js';
 
 // The default pass (SQLite mode), in projects (test/layout.ts says which file goes where, and why):
-// unit files in threads; integration, browser and PostgreSQL backend files in parallel forks, each
-// test on its own service (port 0, its own storage); then the ALONE files, one at a time, with
-// nothing beside them. Most of a test's time is waiting on sockets, processes and disks, so one fork
-// more than there are cores keeps both busy. isolated-vm needs --no-node-snapshot in every process.
-// Integration and PostgreSQL files share their fork's module cache (isolate: false): each file
-// would otherwise import the whole service again (~1.2 s of CPU each, 195 s of a 400 s pass); no
-// file mocks a module, stubs the environment or keeps state at module level, and every service is
-// closed by its file. Unit files stay isolated in threads (cheap to start).
-const forks = availableParallelism() + 1;
+// unit files in threads; every other file (integration, browser, the PostgreSQL backend's own) in
+// parallel forks, each test on its own service (port 0, its own storage); then the ALONE files, one
+// at a time, with nothing beside them. Most of a test's time is waiting on sockets, processes and
+// disks, so one fork more than there are cores keeps both busy. isolated-vm needs
+// --no-node-snapshot in every process.
+// One forks project, not one per kind: with isolate: false, vitest runs a pass's projects one after
+// the other, each waiting for its last file to end, so a project's long file ran with idle cores
+// beside it (measured: a 35 s file alone at the end of the PostgreSQL backend's project).
+// Forked files share their fork's module cache (isolate: false): each file would otherwise import
+// the whole service again (~1.2 s of CPU each, 195 s of a 400 s pass); no file mocks a module,
+// stubs the environment or keeps state at module level, and every service is closed by its file.
+// Unit files stay isolated in threads (cheap to start). TEST_FORKS overrides the number of forks.
+const forks = Number(process.env.TEST_FORKS) || availableParallelism() + 1;
 const exclude = (...lists: string[][]): string[] => [...configDefaults.exclude, ...lists.flat()];
+/** `npm run test:integration` (TEST_LANE=integration) leaves the browser and PostgreSQL backend files to their own lanes. */
+const laneOut = process.env.TEST_LANE === 'integration' ? [...BROWSER, ...PG_BACKEND] : [];
 /** The run's one PostgreSQL server, for the projects with files that use PostgreSQL. */
 const PG_SETUP = 'test/helpers/pg-global-setup.ts';
 
@@ -44,9 +50,7 @@ export default defineConfig({
         reporters: ['default'],
         projects: [
             { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads', isolate: true } },
-            { extends: true, test: { name: 'integration', exclude: exclude(UNIT, BROWSER, PG_BACKEND, ALONE), include: ['test/**/*.test.ts'] } },
-            { extends: true, test: { name: 'browser', include: BROWSER } },
-            { extends: true, test: { name: 'pg', include: PG_BACKEND, exclude: exclude(ALONE), globalSetup: [PG_SETUP] } },
+            { extends: true, test: { name: 'integration', exclude: exclude(UNIT, ALONE, laneOut), include: ['test/**/*.test.ts'], globalSetup: [PG_SETUP] } },
             {
                 extends: true,
                 test: { name: 'alone', include: ALONE, exclude: exclude(UNIT), globalSetup: [PG_SETUP], isolate: true, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true, isolate: true } } },

@@ -1,7 +1,6 @@
 import { Agent as HttpAgent, validateHeaderName, validateHeaderValue } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import { gotScraping } from 'got-scraping';
 import { pinnedLookup, type CheckedTarget } from './ssrf-guard.js';
 
 /** What one delivery sends; `body` must be fresh for every attempt (a stream is consumed). */
@@ -64,6 +63,13 @@ const agents = {
 };
 
 /**
+ * got-scraping, loaded on the first send: with its header generator's networks it is ~90 ms of a
+ * process's start (measured, --cpu-prof of `node dist/main.js`), and most runs forward nothing.
+ */
+let client: Promise<typeof import('got-scraping')['gotScraping']> | undefined;
+const loadGotScraping = (): Promise<typeof import('got-scraping')['gotScraping']> => (client ??= import('got-scraping').then((m) => m.gotScraping));
+
+/**
  * Sends one request with got-scraping, exactly as given: no generated browser headers, no
  * decompression, no redirects followed (a 3xx is the answer, so a redirect into a blocked range is
  * never followed), no retries (the caller's schedule decides), TLS verified, and DNS pinned to the
@@ -74,13 +80,14 @@ const agents = {
  * a timer of ours ends the attempt too. Past the deadline, an answer whose status arrived is kept
  * with the body read so far (`truncated`): the target has the request, and a retry would repeat it.
  */
-export function sendOnce(target: CheckedTarget, req: OutgoingRequest, timeoutMs: number): Promise<TargetResponse> {
+export async function sendOnce(target: CheckedTarget, req: OutgoingRequest, timeoutMs: number): Promise<TargetResponse> {
     try {
         checkRequest(req);
     } catch (error) {
         if (req.body !== undefined && !Buffer.isBuffer(req.body)) req.body.destroy();
-        return Promise.reject(error as Error);
+        throw error;
     }
+    const gotScraping = await loadGotScraping();
     return new Promise<TargetResponse>((resolve, reject) => {
         const stream = gotScraping.stream(target.url, {
             method: req.method as 'GET',

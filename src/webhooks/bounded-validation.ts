@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { MAX_DETAILS, type ErrorDetail } from '../errors.js';
 import { boundsMembers, skimMembers, type Members, type Shape } from './skim.js';
 
@@ -19,16 +19,19 @@ const thorough = new Ajv({ allErrors: true, strict: false, logger: false });
  * 100,000 error objects (31.8 MB of answer, +260 MB RSS). Undefined when the body is valid.
  */
 export function boundedValidator(schema: object): (body: unknown, text?: string) => Problems | undefined {
-    const quick = fast.compile(schema);
-    const all = thorough.compile(schema);
+    // Compiled on first use (each schema is ~40 ms of a process's start); `all` only for a refused body.
+    let quick: ValidateFunction | undefined;
+    let all: ValidateFunction | undefined;
     return (body, text) => {
         // Cut first, then validate the copy: a valid body is its own copy, minus nothing. A large
         // body's objects are counted in its text (`text`, skim.ts), never enumerated whole.
         const skimmed = text !== undefined && text.length > SKIM_ABOVE ? skimMembers(text, schema as Shape, MAX_DETAILS) : undefined;
         const cut: Cut = { notes: [], dropped: 0, skimmed };
         const kept = cutDown(body, schema as Shape, '', cut);
+        quick ??= fast.compile(schema);
         if (cut.notes.length === 0 && cut.dropped === 0 && quick(kept)) return undefined;
         // Whatever was cut leaves an error in what was kept (the excess item or member, an unknown field).
+        all ??= thorough.compile(schema);
         const found = all(kept) ? [] : (all.errors ?? []);
         const details = [...cut.notes, ...found.slice(0, MAX_DETAILS).map(detailOf)];
         return details.length > 0 ? { details, total: cut.notes.length + found.length + cut.dropped } : { details: [{ path: '(body)', message: 'is invalid' }], total: 1 };
