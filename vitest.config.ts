@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { relative, sep } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { ALONE, BROWSER, LONG, PG_BACKEND, UNIT } from './test/layout.js';
+import { ALONE, BROWSER, PG_BACKEND, UNIT } from './test/layout.js';
 
 // The default pass (SQLite mode), in projects (test/layout.ts says which file goes where, and why):
 // unit files in threads; every other file (integration, browser, the PostgreSQL backend's own) in
@@ -23,15 +25,23 @@ const laneOut = process.env.TEST_LANE === 'integration' ? [...BROWSER, ...PG_BAC
 /** The run's one PostgreSQL server, for the projects with files that use PostgreSQL. */
 const PG_SETUP = 'test/helpers/pg-global-setup.ts';
 
-/** Vitest's order (the longest of the last run first, when it knows them), with the LONG files first of all. */
+/**
+ * The longest files first, by the durations of a measured run (test/durations.json, written by
+ * `npm run test:slowest -- --write test/durations.json` after `npm test`), so that no long file
+ * starts last and runs alone at the end. Vitest keeps timings of its own only in node_modules of a
+ * machine that ran before: a fresh clone (CI) would start files in size order. A file the table
+ * does not know yet is taken for a middling one.
+ */
+const DURATIONS = JSON.parse(readFileSync(new URL('./test/durations.json', import.meta.url), 'utf8')) as Record<'sqlite' | 'pg', Record<string, number>>;
+const UNKNOWN_S = 5;
 class LongFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-        const rank = (f: TestSpecification): number => {
-            const at = LONG.findIndex((path) => f.moduleId.endsWith(`/${path}`));
-            return at < 0 ? LONG.length : at;
+        const seconds = (f: TestSpecification): number => {
+            const table = f.project.name.startsWith('pg-pass') ? DURATIONS.pg : DURATIONS.sqlite;
+            return table[relative(f.project.config.root, f.moduleId).split(sep).join('/')] ?? UNKNOWN_S;
         };
         const sorted = await super.sort(files);
-        return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+        return sorted.map((f, i) => ({ f, i, s: seconds(f) })).sort((a, b) => b.s - a.s || a.i - b.i).map(({ f }) => f);
     }
 }
 

@@ -1,17 +1,22 @@
 #!/usr/bin/env node
 // Prints the slowest test files of one or more vitest JSON reports (`--reporter=json --outputFile=…`;
 // `npm test` writes .tmp/vitest-sqlite.json and .tmp/vitest-pg.json):
-//   node scripts/slowest-tests.mjs [--top N] report.json [more.json …]
+//   node scripts/slowest-tests.mjs [--top N] [--write test/durations.json] report.json [more.json …]
+// With --write it also records every file's time per pass (a report whose name has `pg` in it is
+// the PostgreSQL pass's) in that file, which vitest's sequencer reads to start the longest files
+// first (vitest.config.ts): a fresh clone has no timings of its own.
 // A file's time is the span from its first test's start to its last test's end, as the report
 // gives it: the file's imports and its first beforeAll are not in it.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 const args = process.argv.slice(2);
 let top = 20;
+let write;
 const reports = [];
 for (let i = 0; i < args.length; i++) {
     if (args[i] === '--top') top = Number(args[++i]);
+    else if (args[i] === '--write') write = args[++i];
     else reports.push(args[i]);
 }
 if (reports.length === 0 || !(top > 0)) {
@@ -42,3 +47,14 @@ for (const r of rows.slice(0, top)) {
 }
 const total = rows.reduce((s, r) => s + r.seconds, 0);
 console.log(`${total.toFixed(1).padStart(7)}  ${String(rows.reduce((s, r) => s + r.tests, 0)).padStart(5)}  total over ${rows.length} files`);
+
+if (write) {
+    const durations = { sqlite: {}, pg: {} };
+    for (const r of rows) {
+        const pass = /pg/.test(r.pass) ? durations.pg : durations.sqlite;
+        pass[r.name] = Math.max(pass[r.name] ?? 0, Math.round(r.seconds * 10) / 10);
+    }
+    const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+    writeFileSync(write, `${JSON.stringify({ sqlite: sorted(durations.sqlite), pg: sorted(durations.pg) }, null, 1)}\n`);
+    console.log(`\nwrote the durations of ${rows.length} files to ${write}`);
+}

@@ -31,21 +31,3 @@ export const PG_BACKEND = ['test/pg/**/*.test.ts', 'test/contract/postgres.test.
  * alone (a file also in UNIT, test/memory/budget, is a unit).
  */
 export const ALONE = ['test/memory/**/*.test.ts', 'test/delivery/capture-pressure.test.ts', 'test/pg/query-race.test.ts'];
-
-/**
- * Files that take 10 s or more (measured, scripts/slowest-tests.mjs), longest first: they start
- * first, so that no long file starts last and runs alone at the end. Vitest orders by the durations
- * of the previous run when it has them; a fresh clone (CI) has none, and would start files in size
- * order. Durations of 2026-11-28 in the default pass (seconds, on 2 cores): 65, 60, 53, 35, 33, 31,
- * 27, 22, then 21 to 10; the PostgreSQL pass's own long files after them.
- */
-export const LONG = [
-    'test/multi/instances.test.ts', 'test/pg/query.test.ts', 'test/platform/deadline.test.ts', 'test/multi/replay-jobs.test.ts',
-    'test/platform/replay-job-migration.test.ts', 'test/durability/restart.test.ts', 'test/browser/scale.test.ts', 'test/cli/zero-loss.test.ts',
-    'test/replay-jobs/restart.test.ts', 'test/contract/postgres.test.ts', 'test/filters/predicate-vs-sqlite.test.ts', 'test/pg/inbox.test.ts',
-    'test/replay-jobs/jobs.test.ts', 'test/manage/platform-webhooks.test.ts', 'test/pg/core-claims.test.ts', 'test/platform/converge.test.ts',
-    'test/delivery/forward.test.ts', 'test/durability/forward-crash.test.ts', 'test/durability/partial-payload.test.ts', 'test/contract/sqlite.test.ts',
-    'test/durability/sigkill.test.ts', 'test/replay/deadline.test.ts', 'test/platform/faults.test.ts', 'test/browser/dashboard.test.ts',
-    'test/platform/platform.test.ts', 'test/stream/filters.test.ts', 'test/stream/stream.test.ts', 'test/pg/query-errors.test.ts',
-    'test/rules/rules-vs-logs.test.ts', 'test/cli/usage.test.ts', 'test/cli/deliver.test.ts', 'test/multi/listen.test.ts',
-];

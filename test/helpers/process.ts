@@ -82,7 +82,8 @@ export async function startServiceProcess(options: StartProcessOptions = {}): Pr
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
-    const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    // 'close', not 'exit': 'exit' can come before the last of its output is read.
+    const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     let exitedNow: Exit | undefined;
     void exited.then((e) => (exitedNow = e));
 

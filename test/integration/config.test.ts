@@ -16,7 +16,7 @@ function runMain(env: Record<string, string>): Promise<{ code: number | null; st
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
         const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        child.on('exit', (code) => {
+        child.on('close', (code) => {
             clearTimeout(timer);
             resolve({ code, stderr, stdout });
         });

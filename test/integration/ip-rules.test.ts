@@ -22,7 +22,7 @@ async function runMain(input: unknown): Promise<{ code: number | null; stderr: s
             let stderr = '';
             child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
             const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            child.on('exit', (code) => {
+            child.on('close', (code) => {
                 clearTimeout(timer);
                 resolve({ code, stderr });
             });

@@ -60,7 +60,7 @@ function run(argv: string[]): { pid: number; exited: Promise<Exit>; output: () =
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
     running.add(child);
-    const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => (running.delete(child), resolve({ code, signal }))));
+    const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => (running.delete(child), resolve({ code, signal }))));
     return { pid: child.pid!, exited, output: () => output, kill: (s) => child.kill(s) };
 }
 

@@ -58,9 +58,21 @@ async function sendMixed(svc: TestService, webhooks: string[], rounds: number, e
 const requestIds = (sse: RawSse): string[] => sse.events().map((e) => String(e.data.requestId));
 
 /** The request ids GET /logs lists for the filters, oldest first. */
-async function listed(svc: TestService, filters: string): Promise<string[]> {
-    const page = await json<{ items: { requestId: string }[] }>(await svc.fetch(`/logs?${filters}&sort=timestamp:asc`));
-    return page.items.map((i) => i.requestId);
+/** The request ids /logs lists, oldest first, and each one's position: its timestamp, then its id (the tie-break of every sort). */
+async function listed(svc: TestService, filters: string): Promise<{ ids: string[]; position: Map<string, [string, string]> }> {
+    const page = await json<{ items: { requestId: string; timestamp: string; id: string }[] }>(await svc.fetch(`/logs?${filters}&sort=timestamp:asc`));
+    return { ids: page.items.map((i) => i.requestId), position: new Map(page.items.map((i) => [i.requestId, [i.timestamp, i.id]])) };
+}
+
+/**
+ * `sent` (in the order it was sent, which is the stream's) as /logs orders it: by timestamp, and two
+ * captures of the same millisecond by id, which is random within it. Sent one after the other, the
+ * captures' timestamps never decrease.
+ */
+function asListed(sent: string[], position: Map<string, [string, string]>): string[] {
+    const at = (id: string): [string, string] => position.get(id) ?? ['', id];
+    for (let i = 1; i < sent.length; i++) assert.ok(at(sent[i - 1]!)[0] <= at(sent[i]!)[0], 'timestamps follow the order of sending');
+    return [...sent].sort((a, b) => (at(a)[0] < at(b)[0] ? -1 : at(a)[0] > at(b)[0] ? 1 : at(a)[1] < at(b)[1] ? -1 : at(a)[1] > at(b)[1] ? 1 : 0));
 }
 
 describe('GET /log-stream with filters', () => {
@@ -99,7 +111,8 @@ describe('GET /log-stream with filters', () => {
             await until('live frames after the resume', () => requestIds(resumed).length >= missed.length + after.length);
             assert.deepEqual(requestIds(resumed), [...missed, ...after]);
             assert.deepEqual(resumed.comments(), ['connected'], 'nothing was cut');
-            assert.deepEqual([...expected, ...missed, ...after], await listed(svc, filters), 'the stream and /logs agree');
+            const { ids, position } = await listed(svc, filters);
+            assert.deepEqual(asListed([...expected, ...missed, ...after], position), ids, 'the stream and /logs agree');
             assert.ok(missed.length > 0 && expected.length >= 5);
         } finally {
             resumed.close();
@@ -210,7 +223,8 @@ describe.skipIf(!pgPass)('a filtered stream across instances on one database', (
                 await send(b, webhooks, {}).then((id) => expected.push(id));
                 await until('the matching captures taken on B', () => requestIds(sse).length >= expected.length);
                 assert.deepEqual(requestIds(sse), expected);
-                assert.deepEqual(expected, await listed(a, filters));
+                const { ids, position } = await listed(a, filters);
+                assert.deepEqual(asListed(expected, position), ids);
             } finally {
                 sse.close();
             }
