@@ -80,7 +80,15 @@ describe.runIf(pgQueryTestsRun)('PostgreSQL queries: the planner\'s plan and the
         admin = new pg.Pool({ connectionString: url, max: 2 });
         admin.on('error', () => undefined);
         await migrate(admin);
+        // The same schema, filled faster: the events table's secondary indexes are built once over the
+        // filled table (CREATE INDEX sorts once) instead of updated row by row: 6.8 s → 3.5 s.
+        const { rows: indexes } = await admin.query<{ name: string; def: string }>(
+            `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = 'events'
+               AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+        );
+        for (const { name } of indexes) await admin.query(`DROP INDEX ${name}`);
         await admin.query(FILL);
+        for (const { def } of indexes) await admin.query(def);
         await admin.query('ANALYZE');
     }, 180_000);
     afterAll(async () => {
