@@ -14,8 +14,8 @@ const sent = multipart([{ name: 'name', value: 'Ann' }, { name: 'pin', value: '1
 const redactedBody = multipart([{ name: 'name', value: 'Ann' }, { name: 'pin', value: '[REDACTED]' }, { name: 'doc', filename: 'a.bin', type: 'application/octet-stream', value: FILE }]).body;
 const big = multipart([{ name: 'name', value: 'Ann' }, { name: 'doc', filename: 'big.bin', type: 'application/octet-stream', value: Buffer.alloc(96 * 1024, 0xfe) }]);
 
-async function capture(svc: TestService, body: Buffer, contentType: string): Promise<{ id: string; res: Response; text: string }> {
-    const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+async function capture(svc: TestService, body: Buffer, contentType: string, headers: Record<string, string> = {}): Promise<{ id: string; res: Response; text: string }> {
+    const res = await svc.fetch(`/webhook/${svc.webhookId}`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
     const text = await res.text();
     const page = await json<{ items: { id: string }[] }>(await svc.fetch(`/logs?requestId=${res.headers.get('x-request-id')}`));
     return { id: page.items[0]!.id, res, text };
@@ -80,10 +80,12 @@ describe('forms in HAR, the custom script, forwarding and replay', () => {
     });
 
     it('forwarding sends the bytes as received; replay sends the bytes as stored (in memory and offloaded)', async () => {
-        for (const [body, stored] of [[sent.body, redactedBody], [big.body, big.body]] as const) {
-            const before = target.requests.length;
-            const { id } = await capture(svc, body, sent.contentType);
-            const [forwarded] = (await target.waitFor(before + 1)).slice(before);
+        // Each capture carries a header of its own, so its forward is told apart from any other request
+        // the receiver gets (a replay, or a forward of an earlier capture arriving late on a loaded machine).
+        for (const [n, [body, stored]] of ([[sent.body, redactedBody], [big.body, big.body]] as const).entries()) {
+            const mark = `forward-${n}-${Date.now()}`;
+            const { id } = await capture(svc, body, sent.contentType, { 'x-test-mark': mark });
+            const forwarded = await until('its forward', () => target.requests.find((r) => r.url === '/fwd' && r.headers['x-test-mark'] === mark));
             assert.deepEqual(forwarded!.body, body);
             assert.equal(forwarded!.headers['content-type'], sent.contentType);
             const entry = await until('the forward recorded', async () => {
@@ -93,8 +95,8 @@ describe('forms in HAR, the custom script, forwarding and replay', () => {
             assert.equal(entry.body.offloaded, body === big.body ? true : undefined);
             const replay = await svc.fetch(`/replay/${svc.webhookId}/${id}?url=${encodeURIComponent(`${target.url}/replay`)}`, { method: 'POST' });
             assert.equal(replay.status, 200, await replay.text());
-            const replayed = target.requests.at(-1)!;
-            assert.equal(replayed.url, '/replay');
+            const replayed = target.requests.find((r) => r.url === '/replay' && r.headers['x-test-mark'] === mark);
+            assert.ok(replayed, 'the replay arrived, with the captured headers');
             assert.deepEqual(replayed.body, stored);
             assert.equal(replayed.headers['content-type'], sent.contentType);
         }

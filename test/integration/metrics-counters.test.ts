@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { json, startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver } from '../replay/receiver.js';
 import { until } from '../helpers/until.js';
@@ -25,9 +26,14 @@ async function start(options: Parameters<typeof startTestService>[0]): Promise<T
 
 describe('/system/metrics counters', () => {
     it('counts forwarding outcomes: failed to a dead loopback port, delivered to a live one', async () => {
-        const gone = await startReceiver();
-        await gone.close();
-        const dead = await start({ input: { rateLimitPerMinute: 0, forwardUrl: gone.url, replayMaxRetries: 1 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
+        // A port that takes connections and drops each at once, held for the test: a port closed
+        // instead was free for any process of the run to listen on (CI, 2026-11-28: both forwards
+        // "delivered" to whoever took it).
+        const gone = createServer((socket) => socket.destroy());
+        await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+        onTestFinished(() => new Promise<void>((resolve) => gone.close(() => resolve())));
+        const goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+        const dead = await start({ input: { rateLimitPerMinute: 0, forwardUrl: goneUrl, replayMaxRetries: 1 }, env: { SSRF_ALLOWLIST: '127.0.0.1' } });
         expect((await metrics(dead)).forwarding).toEqual({ delivered: 0, failed: 0, dropped: 0, backlog: 0, heldInMemory: 0, trickling: false });
         await dead.fetch(`/webhook/${dead.webhookId}`, { method: 'POST', body: 'x' });
         await dead.fetch(`/webhook/${dead.webhookId}`, { method: 'POST', body: 'y' });
