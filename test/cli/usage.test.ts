@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { removeDir, startServiceProcess, webhookIds, type ServiceProcess } from '../helpers/process.js';
 import { startReceiver, type Receiver } from '../replay/receiver.js';
@@ -8,13 +8,20 @@ import { captureSeq, runCli, runToEnd, stackLines, stateDir } from './listen-pro
 // `webhook-debugger listen`: its command line, and how it refuses to start. Real processes: the
 // service (`node dist/main.js`, with an authKey) and the command (`node dist/cli/main.js`).
 
-/** A loopback port nothing listens on. */
+/**
+ * A loopback port nothing listens on, below the ephemeral range: a port listened on and closed again
+ * was free for any process of the run to take (`listen(0)` picks from the ephemeral range only).
+ */
 async function closedPort(): Promise<number> {
-    const srv = createServer();
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    const { port } = srv.address() as { port: number };
-    await new Promise<void>((r) => srv.close(() => r()));
-    return port;
+    for (let port = 1; port < 1024; port++) {
+        const refused = await new Promise<boolean>((resolve) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => (socket.destroy(), resolve(false)));
+            socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+        });
+        if (refused) return port;
+    }
+    throw new Error('every port below 1024 answers on 127.0.0.1');
 }
 
 /** Exactly one non-empty line on stderr, no stack trace anywhere, nothing on stdout. */
