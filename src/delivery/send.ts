@@ -66,8 +66,9 @@ const agents = {
  * got-scraping, loaded on the first send: with its header generator's networks it is ~90 ms of a
  * process's start (measured, --cpu-prof of `node dist/main.js`), and most runs forward nothing.
  */
-let client: Promise<typeof import('got-scraping')['gotScraping']> | undefined;
-const loadGotScraping = (): Promise<typeof import('got-scraping')['gotScraping']> => (client ??= import('got-scraping').then((m) => m.gotScraping));
+type GotScraping = (typeof import('got-scraping'))['gotScraping'];
+let client: Promise<GotScraping> | undefined;
+const loadGotScraping = (): Promise<GotScraping> => (client ??= import('got-scraping').then((m) => m.gotScraping));
 
 /**
  * Sends one request with got-scraping, exactly as given: no generated browser headers, no

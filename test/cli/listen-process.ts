@@ -14,9 +14,8 @@ export const CLI = join(root, 'dist', 'cli', 'main.js');
 /** The command `node dist/cli/main.js …` running as a child process. */
 export interface ListenProcess {
     child: ChildProcess;
+    /** Resolves once it has exited and its stdout and stderr have ended. */
     exited: Promise<Exit>;
-    /** Once its stdout and stderr have ended (after the exit). */
-    closed: Promise<void>;
     stdout(): string;
     stderr(): string;
     /** Waits for the Ready line (the command checked everything and streams). */
@@ -36,9 +35,8 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     let err = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
     child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
-    const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    // 'exit' can come before the last of the output is read: 'close' comes once stdout and stderr have ended.
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    // 'close', not 'exit': 'exit' can come before the last of the output is read.
+    const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     let done: Exit | undefined;
     void exited.then((e) => (done = e));
     const end = async (signal: NodeJS.Signals): Promise<Exit> => {
@@ -48,7 +46,6 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     return {
         child,
         exited,
-        closed,
         stdout: () => out,
         stderr: () => err,
         ready: async () => {
@@ -72,7 +69,6 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
 export async function runToEnd(args: readonly string[], env: Record<string, string> = {}): Promise<{ exit: Exit; stdout: string; stderr: string }> {
     const p = runCli(args, env);
     const exit = await p.exited;
-    await p.closed;
     return { exit, stdout: p.stdout(), stderr: p.stderr() };
 }
 

@@ -61,6 +61,31 @@ export async function removeDir(dir: string): Promise<void> {
     await releaseStorage(dir);
 }
 
+/**
+ * Runs the built service to its end on a fresh storage folder, with nothing in its environment but
+ * PATH and `env` (killed after 15 s): how a start that must fail ends. Resolved on 'close', once its
+ * output is all read.
+ */
+export async function runMainToEnd(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const dir = await tempStorageDir('whd-main-');
+    try {
+        return await new Promise((resolve) => {
+            const child = spawn(process.execPath, ['--no-node-snapshot', MAIN], { env: { PATH: process.env.PATH ?? '', CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+            let stdout = '';
+            let stderr = '';
+            child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+            child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            child.once('close', (code) => {
+                clearTimeout(timer);
+                resolve({ code, stdout, stderr });
+            });
+        });
+    } finally {
+        await rm(dir, { recursive: true, force: true });
+    }
+}
+
 // The parent's own service settings must not leak into the child: it gets exactly ours.
 const isServiceVar = (name: string): boolean => /^(APIFY_|ACTOR_|CRAWLEE_)/.test(name) || ['INPUT', 'INGEST_RATE_LIMIT_PER_MINUTE', 'STORAGE_SYNC', 'DATABASE_URL'].includes(name);
 

@@ -4,44 +4,18 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
+import { MAIN, runMainToEnd } from '../helpers/process.js';
 import { startTestService } from '../helpers/service.js';
-
-const mainJs = new URL('../../dist/main.js', import.meta.url).pathname;
-
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
-    return new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--no-node-snapshot', mainJs], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stderr = '';
-        let stdout = '';
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        child.on('close', (code) => {
-            clearTimeout(timer);
-            resolve({ code, stderr, stdout });
-        });
-    });
-}
-
-/** Runs main on a temporary storage folder with `env` added, and returns how it ended. */
-async function runMainOnTempStorage(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-    const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
-    try {
-        return await runMain({ CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', ...env });
-    } finally {
-        await rm(dir, { recursive: true, force: true });
-    }
-}
 
 describe('configuration at start', () => {
     it('stops the start with one clear line naming an invalid field', async () => {
-        const { code, stderr } = await runMainOnTempStorage({ INPUT: '{"urlCount":0}' });
+        const { code, stderr } = await runMainToEnd({ INPUT: '{"urlCount":0}' });
         assert.equal(code, 1);
         assert.equal(stderr.trim(), 'Invalid input field "urlCount": must be >= 1');
     });
 
     it('refuses an unknown STORAGE_SYNC with one line naming it', async () => {
-        const { code, stderr } = await runMainOnTempStorage({ INPUT: '{"urlCount":1}', STORAGE_SYNC: 'off' });
+        const { code, stderr } = await runMainToEnd({ INPUT: '{"urlCount":1}', STORAGE_SYNC: 'off' });
         assert.equal(code, 1);
         assert.equal(stderr.trim(), 'STORAGE_SYNC: must be full or normal');
     });
@@ -50,7 +24,7 @@ describe('configuration at start', () => {
         const dir = await mkdtemp(join(tmpdir(), 'whd-cfg-'));
         try {
             // Regression: the writer worker inherited --max-old-space-size and refused to start.
-            const child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=512', '--max-semi-space-size=32', mainJs], {
+            const child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=512', '--max-semi-space-size=32', MAIN], {
                 env: { PATH: process.env.PATH ?? '', CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: '{"urlCount":1}' },
                 stdio: ['ignore', 'pipe', 'pipe'],
             });
@@ -79,7 +53,7 @@ describe('configuration at start', () => {
     });
 
     it('refuses an INPUT variable that is not a JSON object', async () => {
-        const { code, stderr } = await runMainOnTempStorage({ INPUT: 'not json' });
+        const { code, stderr } = await runMainToEnd({ INPUT: 'not json' });
         assert.equal(code, 1);
         assert.match(stderr.trim(), /^Invalid input: the INPUT environment variable must hold a JSON object$/);
     });

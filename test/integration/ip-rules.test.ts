@@ -1,40 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { runMainToEnd } from '../helpers/process.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const mainJs = new URL('../../dist/main.js', import.meta.url).pathname;
 const HINT = '(e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32)';
-
-/** Runs the built service with `input` on a fresh storage folder; resolves how it ended. */
-async function runMain(input: unknown): Promise<{ code: number | null; stderr: string }> {
-    const dir = await mkdtemp(join(tmpdir(), 'whd-ip-'));
-    try {
-        return await new Promise((resolve) => {
-            const child = spawn(process.execPath, ['--no-node-snapshot', mainJs], {
-                env: { PATH: process.env.PATH ?? '', CRAWLEE_STORAGE_DIR: dir, ACTOR_WEB_SERVER_PORT: '0', INPUT: JSON.stringify(input) },
-                stdio: ['ignore', 'ignore', 'pipe'],
-            });
-            let stderr = '';
-            child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            child.on('close', (code) => {
-                clearTimeout(timer);
-                resolve({ code, stderr });
-            });
-        });
-    } finally {
-        await rm(dir, { recursive: true, force: true });
-    }
-}
 
 describe('allowedIps at start', () => {
     it('a spawned service refuses an invalid entry with one line naming the field', async () => {
-        const { code, stderr } = await runMain({ urlCount: 1, allowedIps: ['10.0.0.0/8', '10.0.0.300'] });
+        const { code, stderr } = await runMainToEnd({ INPUT: JSON.stringify({ urlCount: 1, allowedIps: ['10.0.0.0/8', '10.0.0.300'] }) });
         assert.equal(code, 1);
         assert.equal(stderr.trim(), `Invalid input field "allowedIps": "10.0.0.300" is not an IP address or CIDR block ${HINT}`);
     });

@@ -57,7 +57,6 @@ async function sendMixed(svc: TestService, webhooks: string[], rounds: number, e
 
 const requestIds = (sse: RawSse): string[] => sse.events().map((e) => String(e.data.requestId));
 
-/** The request ids GET /logs lists for the filters, oldest first. */
 /** The request ids /logs lists, oldest first, and each one's position: its timestamp, then its id (the tie-break of every sort). */
 async function listed(svc: TestService, filters: string): Promise<{ ids: string[]; position: Map<string, [string, string]> }> {
     const page = await json<{ items: { requestId: string; timestamp: string; id: string }[] }>(await svc.fetch(`/logs?${filters}&sort=timestamp:asc`));
@@ -72,7 +71,9 @@ async function listed(svc: TestService, filters: string): Promise<{ ids: string[
 function asListed(sent: string[], position: Map<string, [string, string]>): string[] {
     const at = (id: string): [string, string] => position.get(id) ?? ['', id];
     for (let i = 1; i < sent.length; i++) assert.ok(at(sent[i - 1]!)[0] <= at(sent[i]!)[0], 'timestamps follow the order of sending');
-    return [...sent].sort((a, b) => (at(a)[0] < at(b)[0] ? -1 : at(a)[0] > at(b)[0] ? 1 : at(a)[1] < at(b)[1] ? -1 : at(a)[1] > at(b)[1] ? 1 : 0));
+    // ISO timestamps of one length, so "timestamp id" compares as the pair does.
+    const key = (id: string): string => at(id).join(' ');
+    return [...sent].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 describe('GET /log-stream with filters', () => {
