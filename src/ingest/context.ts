@@ -83,6 +83,8 @@ export interface IngestContext {
     formReader?: FormReader;
     /** The body's form description once the body is in, masked and redacted (absent when the body is no form). */
     form?: DescribedForm;
+    /** A form body left to the store to describe (steps/describe-form.ts): not read yet, then handed over with the event. */
+    formLeft?: 'unread' | 'store';
     /** The parsed JSON body once `jsonBody` has built it. */
     json?: { value: unknown };
     /** The request's stored fields once `storedRequest` has built them (the script's view and the stored event share them). */

@@ -125,6 +125,9 @@ export function buildEvent(ctx: IngestContext, processingTime: number): NewEvent
     if (ctx.form) {
         event.form = ctx.form.form;
         if (ctx.form.error !== undefined) event.formError = ctx.form.error;
+    } else if (ctx.formLeft === 'store' && event.bodyRaw) {
+        // The store describes it (off this thread) and sets event.form before the append resolves.
+        event.formSource = { contentType: String(ctx.req.headers['content-type'] ?? ''), mask: input.maskSensitiveData };
     }
     if (ctx.signature) {
         event.signatureValid = ctx.signature.valid;

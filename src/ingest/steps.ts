@@ -7,7 +7,7 @@ import { findWebhook } from './steps/find-webhook.js';
 import { createParseJson } from './steps/parse-json.js';
 import { createIngestRateLimit } from './steps/rate-limit.js';
 import { createReadBody } from './steps/read-body.js';
-import { createDescribeForm, openForm } from './steps/describe-form.js';
+import { createDescribeForm, createOpenForm } from './steps/describe-form.js';
 import { createKeepTrailers } from './steps/keep-trailers.js';
 import { prepareResponse } from './steps/prepare-response.js';
 import { createValidateSchema } from './steps/validate-schema.js';
@@ -33,7 +33,7 @@ export function buildSteps(deps: IngestDeps, clientLimit: ClientLimit): Step[] {
         countRefusals(clientLimit, createAuthenticate(input.authKey)),
         createIngestRateLimit(ingestLimitPerMinute, deps.clock),
         // A form body is read as it arrives (an offloaded one on its way to the store), then described.
-        openForm,
+        createOpenForm(input),
         // Request bodies held in memory draw on their share of the memory budget; the rest spill to
         // disk, unless a schema or a script must see every body whole (then they are refused with 503).
         createReadBody(input.maxPayloadSize, offloadThreshold, deps.config.timeouts.bodyIdleMs, new BytePool(deps.config.memory.bodyBytes), !input.jsonSchema && !input.customScript),

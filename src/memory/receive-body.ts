@@ -64,6 +64,8 @@ export interface ReceiveOptions {
     spill: boolean;
     /** Sees every chunk as it arrives, synchronously (a form's reader): it holds no chunk, so backpressure and memory stay as they are. */
     tap?: { push(chunk: Buffer): void };
+    /** Made only if the body goes to the blob store, and then fed every chunk from the first, as `tap` is (a body kept in memory is read later, whole). */
+    spillTap?: () => { push(chunk: Buffer): void };
 }
 
 /** What receive reports before it rejects, so the step can record the reason. */
@@ -80,7 +82,8 @@ export interface ReceiveEvents {
  * the AppError the sender is to get (413, 408, 503) after telling `on`, or ClientAbortedError.
  */
 export function receive(req: IncomingMessage, options: ReceiveOptions, on: ReceiveEvents): Promise<ReceivedBody> {
-    const { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill: mayShed, tap } = options;
+    const { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill: mayShed, spillTap } = options;
+    let tap = options.tap;
     return new Promise<ReceivedBody>((resolve, reject) => {
         let chunks: Buffer[] = [];
         let size = 0;
@@ -95,7 +98,10 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
         const known = sized && declared <= threshold;
         const roomless = known && !memory.take(declared);
         // Bound for the blob store anyway (above the threshold), or with no room in memory: straight to disk.
-        if ((sized && !known) || (roomless && mayShed)) writer = openBlob();
+        if ((sized && !known) || (roomless && mayShed)) {
+            writer = openBlob();
+            tap ??= spillTap?.();
+        }
 
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
             if (done) return;
@@ -137,6 +143,11 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
             writer = openBlob();
             const buffered = chunks;
             chunks = [];
+            // A tap made now has seen none of the chunks so far (the last one included).
+            if (!tap && spillTap) {
+                tap = spillTap();
+                for (const c of buffered) tap.push(c);
+            }
             for (const c of buffered) spill(c);
             // The buffered chunks are on their way to disk; the pool's bytes are free for other bodies.
             memory.giveBack();

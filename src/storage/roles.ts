@@ -18,6 +18,11 @@ export type BackendName = 'sqlite' | 'postgres';
 /** Events and their queries. */
 export interface EventLog {
     /**
+     * Whether append describes a form body handed over with `formSource` (SQLite: on its writer
+     * thread, so the capture thread does not parse it). Where it is false, ingest describes forms.
+     */
+    readonly describesForms?: boolean;
+    /**
      * Resolves once the event is committed durably; rejects (never silently drops) when it cannot
      * be: with StoreUnavailableError while the database is away.
      */

@@ -88,6 +88,8 @@ export type EventRecord = [
     body: Uint8Array | null,
     /** For the forwarding backlog: null (not forwarded), 1 (the stored request is exact), 0 (it is not). */
     forward: 0 | 1 | null,
+    /** A form body the store describes itself (NewEvent.formSource): its Content-Type and whether credential fields are masked. */
+    formSource: [contentType: string, mask: 0 | 1] | null,
 ];
 
 /** Indexes of the request URL, the remote IP, the query, the body kind, the body and the forward flag in an EventRecord. */
@@ -95,8 +97,12 @@ export const REQUEST_URL = 8;
 export const REMOTE_IP = 10;
 export const QUERY = 13;
 export const BODY_KIND = 19;
+export const FORM_FIELDS = 24;
+export const FORM_FILES = 25;
+export const FORM_ERROR = 26;
 export const BODY = 27;
 const FORWARD = 28;
+export const FORM_SOURCE = 29;
 
 /**
  * Encodes an event for the writer. A body that is a view into a larger buffer (a socket read
@@ -138,6 +144,7 @@ export function encodeEvent(e: NewEvent): EventRecord {
         e.formError ?? null,
         body,
         e.forward ? (e.forward.exact ? 1 : 0) : null,
+        e.formSource ? [e.formSource.contentType, e.formSource.mask ? 1 : 0] : null,
     ];
 }
 

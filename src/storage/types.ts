@@ -37,6 +37,11 @@ export interface NewEvent extends EventEnvelope {
      * `exact`: the stored body and headers are the ones to forward (no redaction, no script edit).
      */
     forward?: { exact: boolean };
+    /**
+     * A form body (in bodyRaw) that the store describes itself, off the capture thread
+     * (EventLog.describesForms): `form` and `formError` are set on this object before append resolves.
+     */
+    formSource?: { contentType: string; mask: boolean };
 }
 
 /** A log entry without its decoded body, for exports that carry the stored bytes apart (HAR). */

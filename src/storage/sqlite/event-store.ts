@@ -36,6 +36,8 @@ const NO_UNSUBSCRIBE = (): void => undefined;
  */
 export class SqliteEventStore implements EventLog, BodyReader, ExportOutbox, ForwardBacklog, LiveFeed, StoreMeta, StoreHealth {
     readonly backend = 'sqlite';
+    /** Form bodies are described on the writer thread (writer-forms.ts), off the capture thread. */
+    readonly describesForms = true;
 
     private readonly writer: WorkerWriter;
     private readonly reader: Database.Database;

@@ -2,6 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { EventRecord } from './rows.js';
 import type { SyncMode } from '../event-store.js';
 import type { JobWrite } from './writer-jobs.js';
+import type { DescribedColumns } from './writer-forms.js';
 
 /** Messages from the main thread to the writer worker. */
 export type WriterRequest =
@@ -35,6 +36,8 @@ export interface WriterReply {
     inserted?: number;
     /** For append: the position (seq) of the last event inserted. */
     lastSeq?: number;
+    /** For append: the forms the writer described (records with a formSource), by record index. */
+    forms?: (DescribedColumns | null)[];
     /** For delete: how many events were deleted, and the blob keys their payloads may sit under. */
     deleted?: number;
     blobKeys?: string[];

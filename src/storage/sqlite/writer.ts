@@ -24,7 +24,7 @@ export class WorkerWriter {
     private readonly replies: MessagePort;
     private readonly waiting = new Map<number, Pending>();
     private nextBatch = 1;
-    private queued: { record: EventRecord; pending: Pending }[] = [];
+    private queued: { record: EventRecord; event: NewEvent; pending: Pending }[] = [];
     private sendScheduled = false;
     private closed = false;
     private failure: Error | undefined;
@@ -54,7 +54,7 @@ export class WorkerWriter {
         if (this.failure) return Promise.reject(this.failure);
         this.pollReplies();
         return new Promise<void>((resolve, reject) => {
-            this.queued.push({ record: encodeEvent(event), pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
+            this.queued.push({ record: encodeEvent(event), event, pending: { resolve: (r) => (r.error ? reject(new Error(r.error)) : resolve()), reject } });
             if (!this.sendScheduled) {
                 this.sendScheduled = true;
                 setImmediate(() => {
@@ -101,7 +101,16 @@ export class WorkerWriter {
         const batch = this.nextBatch++;
         const records = queued.map((q) => q.record);
         this.waiting.set(batch, {
-            resolve: (reply) => queued.forEach((q) => q.pending.resolve(reply)),
+            resolve: (reply) =>
+                queued.forEach((q, i) => {
+                    // A form the writer described is the event's before its append resolves (the live stream shows it).
+                    const described = reply.forms?.[i];
+                    if (described) {
+                        q.event.form = described.form;
+                        if (described.error !== undefined) q.event.formError = described.error;
+                    }
+                    q.pending.resolve(reply);
+                }),
             reject: (error) => queued.forEach((q) => q.pending.reject(error)),
         });
         this.worker.postMessage({ op: 'append', batch, records } satisfies WriterRequest);
