@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openWriterCore } from './writer-core.js';
-import { describeRecordForms, type DescribedColumns } from './writer-forms.js';
+import { FORM_SOURCE } from './rows.js';
+import type { DescribedColumns, describeRecordForms } from './writer-forms.js';
 import type { WriterInit, WriterRequest } from './writer-protocol.js';
 
 // The writer on its own thread. Requests that arrive while a transaction runs queue up in the
@@ -11,6 +12,13 @@ let pending: WriterRequest[] = [];
 let scheduled = false;
 /** Forms described for append batches not yet committed, by batch. */
 const forms = new Map<number, (DescribedColumns | null)[]>();
+/**
+ * The form reader (busboy and ours) loads with the first form it is to describe, not with the
+ * writer, whose start every process start waits for. Requests that arrive meanwhile wait behind
+ * that one, in order.
+ */
+let describe: typeof describeRecordForms | undefined;
+let waiting: WriterRequest[] | undefined;
 
 function flush(): void {
     scheduled = false;
@@ -32,11 +40,11 @@ function flush(): void {
     }
 }
 
-parentPort!.on('message', (req: WriterRequest) => {
+function accept(req: WriterRequest): void {
     // Forms left to the store are described as their message arrives, before the commit takes them
     // (a group retried request by request must not describe them twice).
-    if (req.op === 'append') {
-        const described = describeRecordForms(req.records);
+    if (req.op === 'append' && describe) {
+        const described = describe(req.records);
         if (described) forms.set(req.batch, described);
     }
     pending.push(req);
@@ -44,4 +52,23 @@ parentPort!.on('message', (req: WriterRequest) => {
         scheduled = true;
         setImmediate(flush);
     }
+}
+
+parentPort!.on('message', (req: WriterRequest) => {
+    if (waiting) return void waiting.push(req);
+    if (!describe && req.op === 'append' && req.records.some((r) => r[FORM_SOURCE] !== null)) {
+        waiting = [req];
+        // Should the module not load (it ships with the writer), captures are still stored, undescribed.
+        void import('./writer-forms.js').then(
+            (m) => m.describeRecordForms,
+            () => () => undefined,
+        ).then((loaded) => {
+            describe = loaded;
+            const held = waiting!;
+            waiting = undefined;
+            held.forEach(accept);
+        });
+        return;
+    }
+    accept(req);
 });
