@@ -98,9 +98,15 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
         const known = sized && declared <= threshold;
         const roomless = known && !memory.take(declared);
         // Bound for the blob store anyway (above the threshold), or with no room in memory: straight to disk.
+        // A spill tap, made when the body starts to go to the blob store, first sees what was held back.
+        const startTap = (held: readonly Buffer[]): void => {
+            if (tap || !spillTap) return;
+            tap = spillTap();
+            for (const c of held) tap.push(c);
+        };
         if ((sized && !known) || (roomless && mayShed)) {
             writer = openBlob();
-            tap ??= spillTap?.();
+            startTap([]);
         }
 
         const finish = (error: Error | undefined, body?: ReceivedBody): void => {
@@ -144,10 +150,7 @@ export function receive(req: IncomingMessage, options: ReceiveOptions, on: Recei
             const buffered = chunks;
             chunks = [];
             // A tap made now has seen none of the chunks so far (the last one included).
-            if (!tap && spillTap) {
-                tap = spillTap();
-                for (const c of buffered) tap.push(c);
-            }
+            startTap(buffered);
             for (const c of buffered) spill(c);
             // The buffered chunks are on their way to disk; the pool's bytes are free for other bodies.
             memory.giveBack();

@@ -18,16 +18,16 @@ export function createOpenForm(input: FormInput): Step {
     return (ctx) => {
         const contentType = ctx.req.headers['content-type'];
         if (formKindOf(contentType) === undefined) return;
-        if (mayLeave && ctx.deps.events.describesForms === true && !ctx.answer?.hasRules) {
-            ctx.formLeft = 'unread';
-            return;
-        }
-        ctx.formReader = openFormReader(contentType)!;
+        if (mayLeave && ctx.deps.events.describesForms === true && !ctx.answer?.hasRules) ctx.formLeft = 'unread';
+        else openFormReaderOf(ctx);
     };
 }
 
-/** The reader of a form left to the store whose body goes to the payload store after all: it must be read on the way. */
-export function spilledFormReader(ctx: IngestContext): { push(chunk: Buffer): void } {
+/**
+ * Gives a form body its reader: before the body is read, or, for a form left to the store whose
+ * body goes to the payload store after all, when it starts to go (it must be read on the way).
+ */
+export function openFormReaderOf(ctx: IngestContext): { push(chunk: Buffer): void } {
     return (ctx.formReader = openFormReader(ctx.req.headers['content-type'])!);
 }
 

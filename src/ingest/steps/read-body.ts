@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlobWriter } from '../../storage/blob-store.js';
 import type { Step } from '../context.js';
-import { spilledFormReader } from './describe-form.js';
+import { openFormReaderOf } from './describe-form.js';
 import { payloadKey } from '../../storage/blob-store.js';
 import { BytePool } from '../../memory/byte-pool.js';
 import { receive, tooLarge, type Reservation } from '../../memory/receive-body.js';
@@ -92,7 +92,7 @@ export function createReadBody(max: number, threshold: number, idleMs = 0, pool 
             discardRest(ctx.req, ctx.res);
         };
         try {
-            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill, ...(ctx.formReader ? { tap: ctx.formReader } : ctx.formLeft ? { spillTap: () => spilledFormReader(ctx) } : {}) }, {
+            ctx.body = await receive(ctx.req, { max, threshold, blobKey, openBlob, idleMs, declared, memory, spill, ...(ctx.formReader ? { tap: ctx.formReader } : ctx.formLeft ? { spillTap: () => openFormReaderOf(ctx) } : {}) }, {
                 tooLarge: refuse('payload too large'),
                 notStored: refuse('payload not stored'),
                 busy: refuse('memory busy'),
