@@ -4,6 +4,7 @@
 import { encodeCursor } from '../src/http/logs-query/cursor.js';
 import { SORT_FIELDS } from '../src/storage/query-types.js';
 import { BENCH_START, BENCH_WEBHOOKS } from './query-data.js';
+import { percentile } from './query-service.js';
 
 /** Which ceiling a case is held to. */
 export type CaseKind = 'page' | 'filter' | 'substring';
@@ -99,4 +100,32 @@ export function matrixCases(deep: DeepPages, ceilings: Ceilings): MatrixCase[] {
     }
     for (const [name, qs] of SUBSTRINGS) list.push(make(name, [qs], 'substring'));
     return list;
+}
+
+/** A case's timing: its first run (the warm-up), the median and max of the timed runs, and the last answer's rows and total. */
+export interface CaseTiming {
+    first: number;
+    median: number;
+    max: number;
+    rows: number;
+    total?: number;
+}
+
+/**
+ * Times a case the way both backends' benches do: `run(i)` answers the case's i-th query string (in
+ * turn); one warm-up, then the median of `reps` runs. A case whose warm-up is ten times over its
+ * ceiling is not timed again: its verdict is plain, and its first run stands as its median.
+ */
+export async function timeMatrixCase(c: MatrixCase, reps: number, run: (qs: string) => Promise<{ rows: number; total?: number }>): Promise<CaseTiming> {
+    const once = async (i: number): Promise<{ t: number; rows: number; total?: number }> => {
+        const started = performance.now();
+        const answer = await run(c.qs[i % c.qs.length]!);
+        return { t: performance.now() - started, ...answer };
+    };
+    let last = await once(0);
+    const first = last.t;
+    const times: number[] = [];
+    for (let i = 0; i < (first > 10 * c.ceiling ? 0 : reps); i++) times.push((last = await once(i)).t);
+    if (times.length === 0) times.push(first);
+    return { first, median: percentile(times, 50), max: Math.max(...times), rows: last.rows, ...(last.total === undefined ? {} : { total: last.total }) };
 }

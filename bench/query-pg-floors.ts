@@ -17,13 +17,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { parseLogsQuery } from '../src/http/parse-logs-query.js';
 import { buildStatements } from '../src/storage/pg/query/statements.js';
-import { percentile } from './query-service.js';
+import { ms, percentile } from './query-service.js';
 
 const { values: args } = parseArgs({ options: { url: { type: 'string' }, reps: { type: 'string', default: '3' } } });
 if (!args.url) throw new Error('--url <database loaded by bench/query-pg.ts> is required');
 const reps = Number(args.reps);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 /** The page cases over their ceiling in the runs of 2026-11-27 before the sixth session's index-only walks (bench/README.md). */
 const PAGES: [name: string, qs: string][] = [

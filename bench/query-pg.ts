@@ -14,8 +14,8 @@ import { runPgQuery } from '../src/storage/pg/query/run.js';
 import { migrate } from '../src/storage/pg/schema.js';
 import { startPgServer, type PgServer } from '../test/helpers/pg-server.js';
 import { loadPgEvents } from './query-pg-load.js';
-import { cursorAfter, DEEP_FRACTIONS, matrixCases, PG_CEILINGS, type MatrixCase } from './query-matrix.js';
-import { percentile } from './query-service.js';
+import { cursorAfter, DEEP_FRACTIONS, matrixCases, PG_CEILINGS, timeMatrixCase, type CaseTiming, type MatrixCase } from './query-matrix.js';
+import { ms } from './query-service.js';
 
 const { values: args } = parseArgs({
     options: {
@@ -27,7 +27,6 @@ const { values: args } = parseArgs({
     },
 });
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 /** Cursors at the 40%, 50% and 60% newest event (400,000 to 600,000 deep at a million), made from real rows. */
 async function deepCursors(pool: pg.Pool, events: number): Promise<string[]> {
@@ -40,21 +39,13 @@ async function deepCursors(pool: pg.Pool, events: number): Promise<string[]> {
     return cursors;
 }
 
-async function time(pool: pg.Pool, c: MatrixCase, reps: number): Promise<{ first: number; median: number; max: number; rows: number; total?: number }> {
-    const queries = c.qs.map((qs) => parseLogsQuery(new URLSearchParams(qs)));
-    const warm = performance.now();
-    let page = await runPgQuery(pool, queries[0]!, undefined, 120_000);
-    const first = performance.now() - warm;
-    // A case ten times over its ceiling is not timed again: its verdict is plain (its first run stands).
-    const runs = first > 10 * c.ceiling ? 0 : reps;
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-        const started = performance.now();
-        page = await runPgQuery(pool, queries[i % queries.length]!, undefined, 120_000);
-        times.push(performance.now() - started);
-    }
-    if (times.length === 0) times.push(first);
-    return { first, median: percentile(times, 50), max: Math.max(...times), rows: page.items.length, ...(page.total === undefined ? {} : { total: page.total }) };
+/** Times one case as EventLog.query runs it on PostgreSQL (bench/query-matrix.ts's rule); each query string is parsed once. */
+function time(pool: pg.Pool, c: MatrixCase, reps: number): Promise<CaseTiming> {
+    const queries = new Map(c.qs.map((qs) => [qs, parseLogsQuery(new URLSearchParams(qs))]));
+    return timeMatrixCase(c, reps, async (qs) => {
+        const page = await runPgQuery(pool, queries.get(qs)!, undefined, 120_000);
+        return { rows: page.items.length, ...(page.total === undefined ? {} : { total: page.total }) };
+    });
 }
 
 async function main(): Promise<void> {

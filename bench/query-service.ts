@@ -53,6 +53,9 @@ export function rssMb(pid: number): number {
     return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
 }
 
+/** Milliseconds as the query benches print them: three significant figures or so. */
+export const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+
 /** p-th percentile (0..100) of a sample, nearest rank. */
 export function percentile(values: readonly number[], p: number): number {
     const s = [...values].sort((a, b) => a - b);

@@ -19,9 +19,9 @@ import { parseArgs } from 'node:util';
 import { parseLogsQuery } from '../src/http/parse-logs-query.js';
 import { SqliteEventStore } from '../src/storage/sqlite/event-store.js';
 import { hasDatabase, loadEvents } from './query-load.js';
-import { cursorAfter, DEEP_FRACTIONS, matrixCases, SQLITE_CEILINGS, type DeepPages, type MatrixCase } from './query-matrix.js';
+import { cursorAfter, DEEP_FRACTIONS, matrixCases, SQLITE_CEILINGS, timeMatrixCase, type DeepPages, type MatrixCase } from './query-matrix.js';
 import { freshnessCases, type Timed } from './query-sqlite-fresh.js';
-import { ensureBuilt, percentile, ROOT, spawnService } from './query-service.js';
+import { ensureBuilt, ms, ROOT, spawnService } from './query-service.js';
 
 const { values: args } = parseArgs({
     options: {
@@ -37,7 +37,6 @@ const DIR = join(ROOT, 'bench', '.data', 'query-sqlite');
 const FILE = join(DIR, 'webhook-debugger', 'events.sqlite');
 const RUN_DIR = join(ROOT, 'bench', '.data', 'query-sqlite-run');
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const bytes = (path: string): number => (hasDatabase(path) ? statSync(path).size : 0);
 
 /** Opens (loading when needed) the bench store, and takes the deep pages' cursors and offsets from it. */
@@ -74,19 +73,10 @@ async function getLogs(url: string, qs: string): Promise<{ rows: number; total?:
     return { rows: body.items?.length ?? 0, ...(body.total === undefined ? {} : { total: body.total }) };
 }
 
-/** Times one case over HTTP: the first run (the warm-up), then the median of `reps` unless the first was ten times over. */
+/** Times one case over HTTP (bench/query-matrix.ts's rule). */
 async function timeCase(url: string, c: MatrixCase, reps: number): Promise<Timed> {
-    const once = async (i: number): Promise<{ t: number; rows: number; total?: number }> => {
-        const started = performance.now();
-        const answer = await getLogs(url, c.qs[i % c.qs.length]!);
-        return { t: performance.now() - started, ...answer };
-    };
-    let last = await once(0);
-    const first = last.t;
-    const times: number[] = [];
-    for (let i = 0; i < (first > 10 * c.ceiling ? 0 : reps); i++) times.push((last = await once(i)).t);
-    if (times.length === 0) times.push(first);
-    return { name: c.name, ceiling: c.ceiling, first, median: percentile(times, 50), max: Math.max(...times), rows: String(last.rows), total: last.total === undefined ? '' : String(last.total) };
+    const t = await timeMatrixCase(c, reps, (qs) => getLogs(url, qs));
+    return { name: c.name, ceiling: c.ceiling, first: t.first, median: t.median, max: t.max, rows: String(t.rows), total: t.total === undefined ? '' : String(t.total) };
 }
 
 const row = (t: Timed): string => `| ${t.name} | ${ms(t.first)} | ${ms(t.median)} | ${ms(t.max)} | ${t.ceiling} | ${t.rows} | ${t.total} | ${t.median < t.ceiling ? 'yes' : 'NO'} |`;

@@ -15,7 +15,7 @@ import { SqliteEventStore } from '../src/storage/sqlite/event-store.js';
 import { deepCursors, queryCases, timeCase, type QueryTiming } from './query-cases.js';
 import { ingestRun, timeHttp, type IngestRun } from './query-ingest.js';
 import { hasDatabase, loadEvents } from './query-load.js';
-import { ensureBuilt, ROOT, spawnService } from './query-service.js';
+import { ensureBuilt, ms, ROOT, spawnService } from './query-service.js';
 
 const { values: args } = parseArgs({
     options: {
@@ -34,7 +34,6 @@ const DIR = join(DATA, 'query');
 const FILE = join(DIR, 'webhook-debugger', 'events.sqlite');
 const SEARCH = '/logs?body=no-such-term&limit=100';
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 async function openStore(): Promise<SqliteEventStore> {
     const wanted = Number(args.events);
